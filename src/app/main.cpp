@@ -1,0 +1,16 @@
+// dapprof: one executable, subcommands contributed by each component.
+#include <CLI/CLI.hpp>
+
+#include "adapter/cli.hpp"
+#include "sampler/cli/cli.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"dapprof: live profiling for Python programs debugged over DAP", "dapprof"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "dapprof 0.1.0");
+  int exit_code = 0;
+  dapprof::adapter::add_commands(app, exit_code);
+  dapprof::sampler::cli::add_commands(app, exit_code);
+  CLI11_PARSE(app, argc, argv);
+  return exit_code;
+}

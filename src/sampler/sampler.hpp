@@ -1,0 +1,75 @@
+#pragma once
+// The sampler's public interface: attach to a CPython process and read its threads' stacks
+// (PythonProcess), or sample it periodically on a thread of its own (Sampler).
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/result.hpp"
+#include "sampler/sample.hpp"
+
+namespace dapprof::sampler {
+
+struct AttachOptions {
+  bool nonblocking = false;  // false: ptrace-stop all threads around each read
+  bool native = false;       // merge native frames (libunwind); implies blocking
+  // A just-started interpreter may not be initialised yet: retry until it validates or this
+  // much time has passed (0: one attempt).
+  std::chrono::milliseconds wait_for_interpreter{0};
+};
+
+class PythonProcess {
+ public:
+  virtual ~PythonProcess() = default;
+  // Errors name the cause and the fix: no such process, not CPython, unsupported version
+  // (naming it), permission denied (ptrace_scope, CAP_SYS_PTRACE, container flags).
+  static Result<std::unique_ptr<PythonProcess>> attach(pid_t pid, const AttachOptions& options);
+
+  virtual pid_t pid() const = 0;
+  virtual const std::string& python_version() const = 0;  // e.g. "3.11.7"
+  // Reads all threads once (including idle ones; callers filter). Fails cleanly if the process
+  // exited or, in nonblocking mode, if a torn read was detected.
+  virtual Result<Snapshot> snapshot() = 0;
+  // True once the process is gone (snapshot() failures after this are not sampling errors).
+  virtual bool exited() const = 0;
+};
+
+struct SamplerOptions {
+  double rate_hz = 100;
+  bool nonblocking = false;
+  bool idle = false;  // keep idle threads in snapshots
+  bool gil = false;   // keep only the thread holding the GIL
+  bool native = false;
+  bool subprocesses = false;  // also sample child Python processes as they appear
+  std::chrono::milliseconds wait_for_interpreter{0};
+};
+
+struct SamplerStats {
+  std::uint64_t samples = 0;  // snapshots delivered
+  std::uint64_t errors = 0;   // failed reads (torn, transient)
+  std::uint64_t late = 0;     // ticks that started behind schedule
+};
+
+enum class StopReason { Requested, Exited, Error };
+
+class Sampler {
+ public:
+  using OnSnapshot = std::function<void(Snapshot&&)>;
+  using OnStop = std::function<void(StopReason, const std::string& message)>;
+
+  // Attaches to pid (errors as for PythonProcess::attach) and starts sampling on a thread of its
+  // own. on_snapshot and on_stop run on that thread. on_stop runs exactly once.
+  static Result<std::unique_ptr<Sampler>> start(pid_t pid, const SamplerOptions& options,
+                                                OnSnapshot on_snapshot, OnStop on_stop);
+  virtual ~Sampler() = default;  // stops and joins
+  virtual void stop() = 0;       // idempotent; returns once the sampling thread has finished
+  virtual SamplerStats stats() const = 0;
+  virtual pid_t pid() const = 0;
+  virtual const std::string& python_version() const = 0;
+};
+
+}  // namespace dapprof::sampler

@@ -1,0 +1,2 @@
+// Placeholder until the sampling core lands.
+#include "sampler/sampler.hpp"
