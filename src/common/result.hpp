@@ -6,8 +6,22 @@
 
 namespace dapprof {
 
+// What went wrong, for callers that react differently (a process that exited ends sampling
+// cleanly; a torn read is counted, not fatal).
+enum class ErrorCode {
+  Generic,
+  InvalidArgument,
+  NoSuchProcess,     // the PID does not exist
+  ProcessExited,     // it existed but is gone now
+  PermissionDenied,  // ptrace / process_vm_readv refused
+  NotPython,         // no CPython interpreter found in the process
+  UnsupportedVersion,
+  TornRead,  // inconsistent data read from a running process (nonblocking mode)
+};
+
 struct Error {
   std::string message;
+  ErrorCode code = ErrorCode::Generic;
 };
 
 template <typename T>
@@ -29,6 +43,7 @@ class [[nodiscard]] Result {
 
   const Error& error() const { return std::get<1>(v_); }
   const std::string& message() const { return error().message; }
+  ErrorCode code() const { return error().code; }
 
  private:
   std::variant<T, Error> v_;

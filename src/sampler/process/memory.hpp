@@ -1,0 +1,53 @@
+#pragma once
+// Layer 1: another process's memory, read with process_vm_readv. No knowledge of Python.
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/result.hpp"
+
+namespace dapprof::sampler::process {
+
+using Address = std::uint64_t;
+
+class ProcessMemory {
+ public:
+  explicit ProcessMemory(pid_t pid) : pid_(pid) {}
+  pid_t pid() const { return pid_; }
+
+  // Reads exactly `size` bytes at `addr`. A short read is an error. Errors carry a code:
+  // ProcessExited (ESRCH), PermissionDenied (EPERM, with the fix in the message), Generic
+  // (EFAULT: unmapped address, which in a running target usually means a torn read).
+  Status read(Address addr, void* out, std::size_t size) const;
+
+  template <typename T>
+  Result<T> read(Address addr) const {
+    T value{};
+    if (auto s = read(addr, &value, sizeof(T)); !s) return s.error();
+    return value;
+  }
+  Result<Address> read_pointer(Address addr) const { return read<Address>(addr); }
+
+  // Several reads in one system call (one iovec each).
+  struct Chunk {
+    Address addr;
+    void* out;
+    std::size_t size;
+  };
+  Status read_many(std::span<const Chunk> chunks) const;
+
+  // A NUL-terminated C string of at most max_len bytes.
+  Result<std::string> read_cstring(Address addr, std::size_t max_len = 4096) const;
+
+  // Number of system calls made so far (for benchmarks).
+  std::uint64_t syscalls() const { return syscalls_; }
+
+ private:
+  pid_t pid_;
+  mutable std::uint64_t syscalls_ = 0;
+};
+
+}  // namespace dapprof::sampler::process

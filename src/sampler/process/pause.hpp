@@ -1,0 +1,33 @@
+#pragma once
+// Stops every thread of a process for a consistent read (ptrace), and resumes them when the
+// guard goes out of scope. If dapprof dies while holding it, the kernel detaches and the
+// threads run on.
+#include <sys/types.h>
+
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace dapprof::sampler::process {
+
+class PausedProcess {
+ public:
+  // PermissionDenied carries the fix (same user, CAP_SYS_PTRACE, kernel.yama.ptrace_scope,
+  // docker --cap-add SYS_PTRACE, Kubernetes securityContext SYS_PTRACE).
+  static Result<PausedProcess> pause(pid_t pid);
+  PausedProcess(PausedProcess&&) noexcept;
+  PausedProcess& operator=(PausedProcess&&) noexcept;
+  PausedProcess(const PausedProcess&) = delete;
+  PausedProcess& operator=(const PausedProcess&) = delete;
+  ~PausedProcess();  // resumes
+
+  const std::vector<pid_t>& threads() const { return tids_; }
+
+ private:
+  PausedProcess() = default;
+  void resume();
+  pid_t pid_ = 0;
+  std::vector<pid_t> tids_;
+};
+
+}  // namespace dapprof::sampler::process

@@ -1,0 +1,24 @@
+#pragma once
+// Threads and children of a process, from /proc.
+#include <sys/types.h>
+
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace dapprof::sampler::process {
+
+// TIDs in /proc/PID/task. NoSuchProcess if the process is gone.
+Result<std::vector<pid_t>> list_threads(pid_t pid);
+// Scheduler state letter from /proc/PID/task/TID/stat ('R' running, 'S' sleeping, ...).
+Result<char> thread_state(pid_t pid, pid_t tid);
+// True if the thread is running or runnable (not waiting in a syscall or on a lock).
+bool thread_active(pid_t pid, pid_t tid);
+// All descendants of pid (children, grandchildren...), from /proc/*/stat parent links.
+std::vector<pid_t> descendants(pid_t pid);
+// True if `candidate` is pid itself or one of its descendants.
+bool in_process_tree(pid_t root, pid_t candidate);
+// Executable name (/proc/PID/comm).
+std::string process_name(pid_t pid);
+
+}  // namespace dapprof::sampler::process
