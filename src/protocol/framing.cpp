@@ -1,9 +1,9 @@
 #include "protocol/framing.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <optional>
-
-#include <fmt/format.h>
 
 namespace dapprof::protocol {
 namespace {
@@ -62,6 +62,8 @@ DecodeStep FrameDecoder::next() {
     const auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
     if (value.empty() || ec != std::errc{} || ptr != value.data() + value.size())
       return fail(fmt::format("Content-Length '{}' is not a non-negative integer", value));
+    // Two different lengths leave the message boundary ambiguous: refuse rather than guess.
+    if (length && *length != n) return fail("DAP header has conflicting Content-Length values");
     length = n;
   }
   if (!length) return fail("DAP header has no Content-Length");
@@ -72,6 +74,8 @@ DecodeStep FrameDecoder::next() {
   const std::size_t body_start = header_end + kHeaderEnd.size();
   if (pending.size() - body_start < *length) return NeedMore{};
   const std::string_view body = pending.substr(body_start, *length);
+  // Parse before compacting: body points into buffer_.
+  Json message = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   pos_ += body_start + *length;
   // Compact once the consumed prefix dominates, keeping appends amortised O(1).
   if (pos_ > 4096 && pos_ * 2 > buffer_.size()) {
@@ -79,7 +83,6 @@ DecodeStep FrameDecoder::next() {
     pos_ = 0;
   }
 
-  Json message = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (message.is_discarded()) return fail("DAP message body is not valid JSON");
   if (!message.is_object()) return fail("DAP message body is not a JSON object");
   return message;

@@ -1,8 +1,88 @@
 #include "sampler/cli/cli.hpp"
 
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+
+#include "sampler/cli/options.hpp"
+
 namespace dapprof::sampler::cli {
-void add_commands(CLI::App& app, int& exit_code) {
-  (void)app;
-  (void)exit_code;
+namespace {
+
+// stdout carries the dump, or the "sampling started" line that callers wait for: logs must not
+// land there.
+void log_to_stderr() {
+  if (!spdlog::get("dapprof-sampler")) {
+    spdlog::set_default_logger(spdlog::stderr_logger_mt("dapprof-sampler"));
+  }
 }
+
+void add_dump(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<DumpOptions>();
+  auto* dump = app.add_subcommand(
+      "dump", "Print the Python stack of every thread of a running program once (like py-spy dump)");
+  dump->add_option("-p,--pid", options->pid, "PID of the running Python program")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  dump->add_flag("-j,--json", options->json, "Print one JSON document instead of text");
+  dump->add_flag("--nonblocking", options->nonblocking,
+                 "Do not pause the program while reading it (faster, may read torn stacks)");
+  dump->add_flag("-n,--native", options->native,
+                 "Include native frames (not supported yet: Python frames only, with a warning)");
+  dump->callback([options, &exit_code] {
+    log_to_stderr();
+    exit_code = run_dump(*options);
+  });
+}
+
+void add_record(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<RecordOptions>();
+  auto* record = app.add_subcommand(
+      "record",
+      "Sample a Python program and write a profile (like py-spy record): either --pid PID or "
+      "-- PYTHON SCRIPT ARGS...");
+  auto* pid = record->add_option_function<pid_t>(
+      "-p,--pid", [options](const pid_t& p) { options->pid = p; },
+      "PID of a running Python program to sample until Ctrl-C, --duration or its exit");
+  pid->check(CLI::PositiveNumber);
+  auto* command = record->add_option(
+      "command", options->command,
+      "Program to start and sample from its start, after '--' (e.g. -- python script.py args)");
+  pid->excludes(command);
+  record->add_option("-r,--rate", options->rate, "Samples per second")
+      ->default_val(100)
+      ->check(CLI::PositiveNumber);
+  record->add_option("-d,--duration", options->duration, "Seconds to record (default: unlimited)")
+      ->check(CLI::PositiveNumber);
+  record->add_option("-o,--output", options->output,
+                     "Output file (default: <program or pid>-<time>.<extension>)");
+  record->add_option("-f,--format", options->format, "Output format")
+      ->default_val("flamegraph")
+      ->check(CLI::IsMember({"flamegraph", "speedscope", "raw", "chrometrace", "cpuprofile"}));
+  record->add_flag("--nonblocking", options->nonblocking,
+                   "Do not pause the program while reading it (lower overhead, less accurate)");
+  record->add_flag("-i,--idle", options->idle, "Include idle threads");
+  record->add_flag("-g,--gil", options->gil, "Only sample the thread holding the GIL");
+  record->add_flag("-t,--threads", options->threads, "Show thread ids in the output");
+  record->add_flag("-s,--subprocesses", options->subprocesses,
+                   "Also sample child Python processes");
+  record->add_flag("-n,--native", options->native,
+                   "Include native frames (not supported yet: Python frames only, with a warning)");
+  record->callback([options, pid, command, &exit_code] {
+    if (pid->count() == 0 && command->count() == 0) {
+      throw CLI::RequiredError("--pid PID or -- PROGRAM ARGS... (one of them)");
+    }
+    log_to_stderr();
+    exit_code = run_record(*options);
+  });
+}
+
+}  // namespace
+
+void add_commands(CLI::App& app, int& exit_code) {
+  add_dump(app, exit_code);
+  add_record(app, exit_code);
+}
+
 }  // namespace dapprof::sampler::cli

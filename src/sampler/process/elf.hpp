@@ -37,8 +37,14 @@ class ElfFile {
   std::optional<std::uint64_t> load_bias(const std::vector<MapEntry>& maps) const;
 
  private:
+  struct LoadSegment {
+    std::uint64_t vaddr = 0;
+    std::uint64_t offset = 0;
+  };
   std::string path_;
+  std::string real_path_;  // maps show the canonical path; path_ may be a symlink
   bool pie_ = false;
+  std::vector<LoadSegment> loads_;
   std::uint64_t first_load_vaddr_ = 0;
   std::uint64_t first_load_offset_ = 0;
   std::unordered_map<std::string, std::uint64_t> symbols_;

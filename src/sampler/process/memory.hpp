@@ -44,6 +44,9 @@ class ProcessMemory {
 
   // Number of system calls made so far (for benchmarks).
   std::uint64_t syscalls() const { return syscalls_; }
+  // Number of system calls made by every ProcessMemory of this process so far (for benchmarks
+  // that cannot reach the instance in use).
+  static std::uint64_t total_syscalls();
 
  private:
   pid_t pid_;

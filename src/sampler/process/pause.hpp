@@ -2,6 +2,9 @@
 // Stops every thread of a process for a consistent read (ptrace), and resumes them when the
 // guard goes out of scope. If dapprof dies while holding it, the kernel detaches and the
 // threads run on.
+//
+// ptrace is per thread: destroy the guard on the thread that created it (Linux only accepts
+// PTRACE_DETACH from the tracing thread).
 #include <sys/types.h>
 
 #include <vector>
@@ -28,6 +31,7 @@ class PausedProcess {
   void resume();
   pid_t pid_ = 0;
   std::vector<pid_t> tids_;
+  std::vector<int> signals_;  // per thread: a signal that arrived during the stop, to deliver
 };
 
 }  // namespace dapprof::sampler::process

@@ -1,0 +1,200 @@
+#include "adapter/child.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+extern char** environ;
+
+namespace dapprof::adapter {
+
+Reaper::Reaper(asio::io_context& io) : io_(io), signals_(io, SIGCHLD) { arm(); }
+
+Reaper::~Reaper() {
+  kill_and_reap_all();
+  asio::error_code ignored;
+  signals_.cancel(ignored);
+}
+
+void Reaper::arm() {
+  signals_.async_wait([this](const asio::error_code& ec, int) {
+    if (ec) return;
+    reap();
+    arm();
+  });
+}
+
+void Reaper::watch(pid_t pid, OnExit on_exit) {
+  {
+    std::lock_guard lock(mutex_);
+    children_[pid].on_exit = std::move(on_exit);
+  }
+  // The child may have exited before it was registered: its SIGCHLD is already consumed.
+  asio::post(io_, [this] { reap(); });
+}
+
+void Reaper::reap() {
+  std::vector<std::pair<OnExit, int>> exited;
+  bool idle = false;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto it = children_.begin(); it != children_.end();) {
+      int status = 0;
+      const pid_t r = ::waitpid(it->first, &status, WNOHANG);
+      if (r == it->first || (r < 0 && errno == ECHILD)) {
+        spdlog::debug("child {} exited (status {:#x})", it->first, status);
+        if (it->second.timer) it->second.timer->cancel();
+        exited.emplace_back(std::move(it->second.on_exit), status);
+        it = children_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    idle = !exited.empty() && children_.empty();
+  }
+  for (auto& [callback, status] : exited)
+    if (callback) callback(status);
+  if (idle && on_idle_) on_idle_();
+}
+
+void Reaper::escalate(pid_t pid, int signal, std::chrono::milliseconds grace) {
+  std::shared_ptr<asio::steady_timer> timer;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = children_.find(pid);
+    if (it == children_.end()) return;
+    if (signal != 0) ::kill(pid, signal);
+    if (signal == SIGKILL) return;  // reaped on SIGCHLD; nothing stronger to try
+    timer = std::make_shared<asio::steady_timer>(io_, grace);
+    if (it->second.timer) it->second.timer->cancel();
+    it->second.timer = timer;
+  }
+  const int next = signal == 0 ? SIGTERM : SIGKILL;
+  timer->async_wait([this, pid, next, grace](const asio::error_code& ec) {
+    if (ec) return;
+    spdlog::debug("child {} still running, sending {}", pid, next == SIGTERM ? "SIGTERM" : "SIGKILL");
+    escalate(pid, next, grace);
+  });
+}
+
+void Reaper::release(pid_t pid, std::chrono::milliseconds grace) {
+  {
+    std::lock_guard lock(mutex_);
+    auto it = children_.find(pid);
+    if (it == children_.end()) return;  // already reaped: the pid may belong to someone else now
+    it->second.on_exit = nullptr;
+    if (stopped_) {  // the loop is gone: nothing would escalate, so end it now
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+      children_.erase(it);
+      return;
+    }
+  }
+  escalate(pid, 0, grace);
+}
+
+void Reaper::terminate_all(std::chrono::milliseconds grace) {
+  std::vector<pid_t> pids;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [pid, child] : children_) pids.push_back(pid);
+  }
+  for (pid_t pid : pids) escalate(pid, SIGTERM, grace);
+}
+
+std::size_t Reaper::live() const {
+  std::lock_guard lock(mutex_);
+  return children_.size();
+}
+
+void Reaper::kill_and_reap_all() {
+  std::lock_guard lock(mutex_);
+  stopped_ = true;
+  for (auto& [pid, child] : children_) {
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  children_.clear();
+}
+
+namespace {
+
+// Owns a pipe's two ends until they are handed over.
+struct Pipe {
+  int fd[2] = {-1, -1};
+  ~Pipe() {
+    for (int f : fd)
+      if (f >= 0) ::close(f);
+  }
+  int release(int i) {
+    const int f = fd[i];
+    fd[i] = -1;
+    return f;
+  }
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
+                                                          const std::vector<std::string>& argv,
+                                                          const std::vector<std::string>& extra_env,
+                                                          Pipes& pipes, Reaper::OnExit on_exit) {
+  if (argv.empty()) return Error{"no adapter command to run", ErrorCode::InvalidArgument};
+  Pipe in, out;
+  if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0)
+    return Error{fmt::format("cannot create pipes for the debug adapter: {}", std::strerror(errno))};
+
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in.fd[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // The daemon ignores SIGPIPE and blocks nothing; give the child default dispositions.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  sigaddset(&defaults, SIGCHLD);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::vector<char*> env;
+  for (char** e = environ; *e; ++e) env.push_back(*e);
+  for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
+  env.push_back(nullptr);
+
+  pid_t pid = -1;
+  const int rc = ::posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0)
+    return Error{fmt::format("cannot start the debug adapter '{}': {} (set --python or check PATH)",
+                             argv[0], std::strerror(rc))};
+  reaper.watch(pid, std::move(on_exit));
+  pipes.to_child = in.release(1);
+  pipes.from_child = out.release(0);
+  return std::make_unique<ChildProcess>(reaper, pid);
+}
+
+ChildProcess::~ChildProcess() { reaper_.release(pid_, std::chrono::milliseconds(3000)); }
+
+}  // namespace dapprof::adapter

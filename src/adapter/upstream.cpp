@@ -1,0 +1,119 @@
+#include "adapter/upstream.hpp"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+namespace dapprof::adapter {
+namespace {
+
+using asio::ip::tcp;
+constexpr auto kConnectTimeout = std::chrono::seconds(10);
+
+void spawn_adapter(const UpstreamOptions& options, Reaper& reaper, std::size_t max_message_size,
+                   Channel::Executor strand, Reaper::OnExit on_exit, const UpstreamReady& ready) {
+  const auto argv = adapter_argv(options);
+  ChildProcess::Pipes pipes;
+  auto child = ChildProcess::spawn(reaper, argv, options.env, pipes, std::move(on_exit));
+  if (!child) {
+    ready(child.error());
+    return;
+  }
+  Upstream upstream;
+  upstream.description = fmt::format("debug adapter '{}' (pid {})", argv[0], (*child)->pid());
+  upstream.channel = Channel::create(strand, pipes.from_child, pipes.to_child, "debug adapter",
+                                     max_message_size);
+  upstream.child = std::move(*child);
+  ready(std::move(upstream));
+}
+
+// Resolve + connect with a deadline; the state lives as long as the pending operations.
+struct Connect : std::enable_shared_from_this<Connect> {
+  Connect(Channel::Executor s, HostPort t, std::size_t max, UpstreamReady r)
+      : strand(s), resolver(s), socket(s), timer(s), target(std::move(t)), max_size(max),
+        ready(std::move(r)) {}
+
+  void run() {
+    timer.expires_after(kConnectTimeout);
+    timer.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+      if (ec || self->done) return;
+      self->fail(fmt::format("no answer from debugpy at {}:{} within {} s", self->target.host,
+                             self->target.port, kConnectTimeout.count()));
+    });
+    resolver.async_resolve(
+        target.host, std::to_string(target.port),
+        [self = shared_from_this()](const asio::error_code& ec, tcp::resolver::results_type r) {
+          if (self->done) return;
+          if (ec) return self->fail(fmt::format("cannot resolve '{}': {}", self->target.host,
+                                                ec.message()));
+          asio::async_connect(self->socket, r,
+                              [self](const asio::error_code& e, const tcp::endpoint&) {
+                                self->connected(e);
+                              });
+        });
+  }
+
+  void connected(const asio::error_code& ec) {
+    if (done) return;
+    if (ec)
+      return fail(fmt::format("cannot connect to debugpy at {}:{}: {} (is the program running "
+                              "with debugpy.listen on that address?)",
+                              target.host, target.port, ec.message()));
+    done = true;
+    timer.cancel();
+    // The channel owns plain fds; hand over a duplicate and let the socket object go.
+    const int fd = ::dup(socket.native_handle());
+    asio::error_code ignored;
+    socket.close(ignored);
+    if (fd < 0) {
+      ready(Error{"cannot duplicate the upstream socket"});
+      return;
+    }
+    Upstream upstream;
+    upstream.description = fmt::format("debugpy at {}:{}", target.host, target.port);
+    upstream.channel = Channel::create(strand, fd, fd, "debugpy", max_size);
+    ready(std::move(upstream));
+  }
+
+  void fail(std::string message) {
+    if (done) return;
+    done = true;
+    asio::error_code ignored;
+    resolver.cancel();
+    socket.close(ignored);
+    timer.cancel();
+    ready(Error{std::move(message)});
+  }
+
+  Channel::Executor strand;
+  tcp::resolver resolver;
+  tcp::socket socket;
+  asio::steady_timer timer;
+  HostPort target;
+  std::size_t max_size;
+  UpstreamReady ready;
+  bool done = false;
+};
+
+}  // namespace
+
+std::vector<std::string> adapter_argv(const UpstreamOptions& options) {
+  if (!options.adapter_command.empty()) return options.adapter_command;
+  return {options.python, "-m", "debugpy.adapter"};
+}
+
+UpstreamConnector make_upstream_connector(const UpstreamOptions& options, Reaper& reaper,
+                                          std::size_t max_message_size) {
+  return [options, &reaper, max_message_size](Channel::Executor strand, Reaper::OnExit on_exit,
+                                              UpstreamReady ready) {
+    if (options.connect) {
+      std::make_shared<Connect>(strand, *options.connect, max_message_size, std::move(ready))
+          ->run();
+    } else {
+      spawn_adapter(options, reaper, max_message_size, strand, std::move(on_exit), ready);
+    }
+  };
+}
+
+}  // namespace dapprof::adapter

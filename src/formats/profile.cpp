@@ -1,0 +1,155 @@
+#include "formats/profile.hpp"
+
+#include <fmt/format.h>
+#include <xxhash.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace dapprof::formats {
+namespace {
+
+std::uint32_t next_index(std::size_t size) {
+  if (size >= std::numeric_limits<std::uint32_t>::max()) {
+    throw std::length_error("profile: too many distinct frames, stacks or threads");
+  }
+  return static_cast<std::uint32_t>(size);
+}
+
+}  // namespace
+
+std::size_t Profile::FrameHash::operator()(const Frame& f) const {
+  XXH64_hash_t h = XXH3_64bits(f.function.data(), f.function.size());
+  h = XXH3_64bits_withSeed(f.file.data(), f.file.size(), h);
+  h = XXH3_64bits_withSeed(f.module.data(), f.module.size(), h);
+  const std::int64_t tail = (static_cast<std::int64_t>(f.line) << 1) | (f.native ? 1 : 0);
+  return static_cast<std::size_t>(XXH3_64bits_withSeed(&tail, sizeof tail, h));
+}
+
+std::size_t Profile::StackHash::operator()(const Stack& s) const {
+  return static_cast<std::size_t>(XXH3_64bits(s.data(), s.size() * sizeof(std::uint32_t)));
+}
+
+std::size_t Profile::ThreadKeyHash::operator()(const ThreadKey& k) const {
+  const std::uint64_t parts[3] = {static_cast<std::uint64_t>(k.pid), k.thread_id, k.os_thread_id};
+  return static_cast<std::size_t>(XXH3_64bits(parts, sizeof parts));
+}
+
+std::uint32_t Profile::add_frame(const Frame& frame) {
+  auto it = frame_ids_.find(frame);
+  if (it != frame_ids_.end()) return it->second;
+  const auto id = next_index(frames_.size());
+  frames_.push_back(frame);
+  frame_ids_.emplace(frame, id);
+  return id;
+}
+
+std::uint32_t Profile::add_stack(std::span<const Frame> innermost_first) {
+  Stack stack;
+  stack.reserve(innermost_first.size());
+  for (const auto& f : innermost_first) stack.push_back(add_frame(f));
+  auto it = stack_ids_.find(stack);
+  if (it != stack_ids_.end()) return it->second;
+  const auto id = next_index(stacks_.size());
+  stacks_.push_back(stack);
+  stack_ids_.emplace(std::move(stack), id);
+  return id;
+}
+
+std::uint32_t Profile::add_thread(pid_t pid, std::uint64_t thread_id, std::uint64_t os_thread_id,
+                                  const std::string& thread_name) {
+  const ThreadKey key{pid, thread_id, os_thread_id};
+  auto it = thread_ids_.find(key);
+  if (it != thread_ids_.end()) {
+    if (!thread_name.empty()) threads_[it->second].name = thread_name;
+    return it->second;
+  }
+  const auto id = next_index(threads_.size());
+  threads_.push_back(ThreadInfo{pid, thread_id, os_thread_id, thread_name});
+  thread_ids_.emplace(key, id);
+  return id;
+}
+
+void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
+                         double weight) {
+  if (thread >= threads_.size() || stack >= stacks_.size()) {
+    throw std::out_of_range("profile: sample refers to an unknown thread or stack");
+  }
+  samples_.push_back(Sample{thread, stack, time_us, weight});
+}
+
+void Profile::add_snapshot(const sampler::Snapshot& snapshot,
+                           std::chrono::steady_clock::time_point start) {
+  const auto t =
+      std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
+  for (const auto& thread : snapshot.threads) {
+    const auto tid = add_thread(snapshot.pid, thread.thread_id, thread.os_thread_id, thread.name);
+    add_sample(tid, add_stack(thread.frames), std::max<std::int64_t>(t, 0));
+  }
+}
+
+double Profile::total_weight() const {
+  double total = 0;
+  for (const auto& s : samples_) total += s.weight;
+  return total;
+}
+
+std::int64_t Profile::end_us() const {
+  std::int64_t end = duration_us;
+  for (const auto& s : samples_) end = std::max(end, s.time_us + interval_us);
+  return end;
+}
+
+bool Profile::multiple_processes() const {
+  return std::any_of(threads_.begin(), threads_.end(),
+                     [&](const ThreadInfo& t) { return t.pid != threads_.front().pid; });
+}
+
+std::string frame_label(const Frame& frame) {
+  if (frame.file.empty()) return frame.function;
+  if (frame.line <= 0) return fmt::format("{} ({})", frame.function, frame.file);
+  return fmt::format("{} ({}:{})", frame.function, frame.file, frame.line);
+}
+
+Frame thread_frame(const ThreadInfo& thread) {
+  Frame f;
+  f.function = thread.name.empty() ? fmt::format("thread (0x{:x})", thread.thread_id)
+                                   : fmt::format("thread (0x{:x}) \"{}\"", thread.thread_id,
+                                                 thread.name);
+  return f;
+}
+
+Frame process_frame(pid_t pid) {
+  Frame f;
+  f.function = fmt::format("process {}", pid);
+  return f;
+}
+
+DisplayStacks::DisplayStacks(const Profile& profile, const WriteOptions& options)
+    : profile_(profile), frames_(profile.frames()) {
+  const bool processes = profile.multiple_processes();
+  std::unordered_map<pid_t, std::uint32_t> process_ids;
+  for (const auto& thread : profile.threads()) {
+    std::vector<std::uint32_t> prefix;
+    if (processes) {
+      auto [it, added] = process_ids.try_emplace(thread.pid, next_index(frames_.size()));
+      if (added) frames_.push_back(process_frame(thread.pid));
+      prefix.push_back(it->second);
+    }
+    if (options.threads) {
+      prefix.push_back(next_index(frames_.size()));
+      frames_.push_back(thread_frame(thread));
+    }
+    prefix_.push_back(std::move(prefix));
+  }
+}
+
+std::vector<std::uint32_t> DisplayStacks::path(const Sample& sample) const {
+  const auto& stack = profile_.stacks()[sample.stack];
+  std::vector<std::uint32_t> out = prefix_[sample.thread];
+  out.insert(out.end(), stack.rbegin(), stack.rend());
+  return out;
+}
+
+}  // namespace dapprof::formats

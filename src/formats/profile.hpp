@@ -1,0 +1,114 @@
+#pragma once
+// The profile model every writer reads: samples of (thread, stack) at a time, with frames and
+// stacks interned so a long recording stays small.
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sampler/sample.hpp"
+
+namespace dapprof::formats {
+
+using sampler::Frame;
+
+struct ThreadInfo {
+  pid_t pid = 0;
+  std::uint64_t thread_id = 0;     // Python's thread id
+  std::uint64_t os_thread_id = 0;  // Linux TID
+  std::string name;
+};
+
+struct Sample {
+  std::uint32_t thread = 0;  // index into Profile::threads()
+  std::uint32_t stack = 0;   // index into Profile::stacks()
+  std::int64_t time_us = 0;  // since the recording started
+  double weight = 1;         // how many samples this one stands for
+};
+
+class Profile {
+ public:
+  using Stack = std::vector<std::uint32_t>;  // frame indices, innermost first (as sampled)
+
+  std::string name = "dapprof";    // title of the profile (program or pid)
+  std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
+  std::int64_t duration_us = 0;      // length of the recording, if known
+
+  std::uint32_t add_frame(const Frame& frame);
+  std::uint32_t add_stack(std::span<const Frame> innermost_first);
+  // Threads are identified by (pid, Python thread id, TID); a later non-empty name wins.
+  std::uint32_t add_thread(pid_t pid, std::uint64_t thread_id, std::uint64_t os_thread_id,
+                           const std::string& thread_name);
+  void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
+                  double weight = 1);
+  // One sample per thread of the snapshot, timed relative to start.
+  void add_snapshot(const sampler::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
+
+  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<Stack>& stacks() const { return stacks_; }
+  const std::vector<ThreadInfo>& threads() const { return threads_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+
+  double total_weight() const;
+  // The end of the recording: duration_us, or past the last sample if that is later.
+  std::int64_t end_us() const;
+  bool multiple_processes() const;
+
+ private:
+  struct FrameHash {
+    std::size_t operator()(const Frame& f) const;
+  };
+  struct StackHash {
+    std::size_t operator()(const Stack& s) const;
+  };
+  struct ThreadKey {
+    pid_t pid;
+    std::uint64_t thread_id;
+    std::uint64_t os_thread_id;
+    bool operator==(const ThreadKey&) const = default;
+  };
+  struct ThreadKeyHash {
+    std::size_t operator()(const ThreadKey& k) const;
+  };
+
+  std::vector<Frame> frames_;
+  std::unordered_map<Frame, std::uint32_t, FrameHash> frame_ids_;
+  std::vector<Stack> stacks_;
+  std::unordered_map<Stack, std::uint32_t, StackHash> stack_ids_;
+  std::vector<ThreadInfo> threads_;
+  std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> thread_ids_;
+  std::vector<Sample> samples_;
+};
+
+// "function (file:line)", py-spy's label for a frame; "(file)" without a line, bare name without
+// a file.
+std::string frame_label(const Frame& frame);
+// Pseudo-frames that writers put above a stack's root when asked to tell threads or processes
+// apart.
+Frame thread_frame(const ThreadInfo& thread);
+Frame process_frame(pid_t pid);
+
+struct WriteOptions {
+  bool threads = false;  // one root per thread (thread ids in the output)
+};
+
+// The frames writers show for each sample, root first: the profile's frames plus thread/process
+// pseudo-frames above the root when the options ask for threads or the profile spans processes.
+class DisplayStacks {
+ public:
+  DisplayStacks(const Profile& profile, const WriteOptions& options);
+  const std::vector<Frame>& frames() const { return frames_; }
+  // Indices into frames(), root first.
+  std::vector<std::uint32_t> path(const Sample& sample) const;
+
+ private:
+  const Profile& profile_;
+  std::vector<Frame> frames_;
+  std::vector<std::vector<std::uint32_t>> prefix_;  // per thread of the profile
+};
+
+}  // namespace dapprof::formats

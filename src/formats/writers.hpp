@@ -1,0 +1,36 @@
+#pragma once
+// Profile writers. Each writes one complete document for the whole profile.
+#include <optional>
+#include <ostream>
+#include <string>
+#include <string_view>
+
+#include "formats/profile.hpp"
+
+namespace dapprof::formats {
+
+enum class Format { Speedscope, Flamegraph, Raw, ChromeTrace, CpuProfile };
+
+// Names as py-spy spells them ("speedscope", "flamegraph", "raw", "chrometrace") plus
+// "cpuprofile".
+std::optional<Format> parse_format(std::string_view name);
+std::string_view format_name(Format format);
+std::string_view file_extension(Format format);  // without the dot
+
+// speedscope's file format: one "sampled" profile per thread, weights in samples.
+void write_speedscope(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+// A self-contained interactive flame graph (SVG with inline script and style).
+void write_flamegraph(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+// Collapsed stacks, "root;...;leaf count" one line per distinct stack, sorted.
+void write_collapsed(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+// Chrome trace events (B/E pairs per thread), for chrome://tracing and Perfetto.
+void write_chrometrace(const Profile& profile, std::ostream& out,
+                       const WriteOptions& options = {});
+// V8's .cpuprofile, which VS Code and Chrome DevTools open.
+void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+
+void write(Format format, const Profile& profile, std::ostream& out,
+           const WriteOptions& options = {});
+std::string to_string(Format format, const Profile& profile, const WriteOptions& options = {});
+
+}  // namespace dapprof::formats

@@ -1,0 +1,107 @@
+#include "protocol/batch.hpp"
+
+#include <iterator>
+#include <string>
+#include <utility>
+
+namespace dapprof::protocol {
+namespace {
+
+template <typename T>
+void append(std::vector<T>& to, std::vector<T>&& from) {
+  if (to.empty()) {
+    to = std::move(from);
+    return;
+  }
+  to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+}
+
+}  // namespace
+
+ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
+  append(a.new_frames, std::move(b.new_frames));
+  append(a.threads, std::move(b.threads));
+  append(a.samples, std::move(b.samples));
+  append(a.thread_ids, std::move(b.thread_ids));
+  a.duration_ms += b.duration_ms;
+  a.dropped_sample_count += b.dropped_sample_count;
+  a.error_count += b.error_count;
+  return a;
+}
+
+void drop_samples(ProfilingBatch& batch) {
+  batch.dropped_sample_count += batch.samples.size();
+  batch.samples.clear();
+  batch.thread_ids.clear();
+}
+
+Json to_json(const ProfilingBatch& batch) {
+  Json frames = Json::object();
+  for (const auto& [id, frame] : batch.new_frames) {
+    Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
+    if (frame.native) f["native"] = true;
+    if (!frame.module.empty()) f["module"] = frame.module;
+    frames[std::to_string(id)] = std::move(f);
+  }
+  Json samples = Json::array();
+  for (const auto& stack : batch.samples) samples.push_back(stack);
+  Json threads = Json::object();
+  for (const auto& t : batch.threads) {
+    // Assignment keeps the last definition of a thread when merged batches define it twice.
+    Json info = {{"name", t.name}, {"osThreadId", t.id}, {"pid", t.pid}};
+    if (t.python_thread_id != 0) info["pythonThreadId"] = std::to_string(t.python_thread_id);
+    threads[std::to_string(t.id)] = std::move(info);
+  }
+  Json body = {{"newFrames", std::move(frames)},
+               {"samples", std::move(samples)},
+               {"sampleCount", batch.samples.size()},
+               {"duration", batch.duration_ms},
+               {"threadIds", batch.thread_ids},
+               {"threads", std::move(threads)},
+               {"droppedSampleCount", batch.dropped_sample_count},
+               {"errorCount", batch.error_count}};
+  return body;
+}
+
+BatchBuilder::BatchBuilder(FrameTable table) : table_(std::move(table)) {}
+
+Status BatchBuilder::add(pid_t pid, const sampler::ThreadStack& thread) {
+  ThreadInfo info{thread.os_thread_id, pid, thread.name, thread.thread_id};
+  // A TID can be reused by a new thread, and a thread's name can change: announce it again.
+  if (auto [it, inserted] = threads_.try_emplace(info.id, info); inserted || it->second != info) {
+    it->second = info;
+    pending_.threads.push_back(std::move(info));
+  }
+
+  std::vector<FrameId> stack(thread.frames.size());
+  auto out = stack.rbegin();  // the sampler gives innermost first; the protocol wants root first
+  for (const auto& frame : thread.frames) {
+    auto interned = table_.intern(frame);
+    if (!interned) return interned.error();
+    if (interned->is_new) pending_.new_frames.push_back({interned->id, frame});
+    *out++ = interned->id;
+  }
+  pending_.samples.push_back(std::move(stack));
+  pending_.thread_ids.push_back(thread.os_thread_id);
+  return Ok{};
+}
+
+Status BatchBuilder::add(const sampler::Snapshot& snapshot) {
+  for (const auto& thread : snapshot.threads)
+    if (auto status = add(snapshot.pid, thread); !status) return status;
+  return Ok{};
+}
+
+bool BatchBuilder::empty() const {
+  return pending_.samples.empty() && pending_.new_frames.empty() && pending_.threads.empty() &&
+         pending_.error_count == 0 && pending_.dropped_sample_count == 0;
+}
+
+ProfilingBatch BatchBuilder::take(double duration_ms) {
+  ProfilingBatch batch = std::move(pending_);
+  pending_ = ProfilingBatch{};
+  batch.duration_ms = duration_ms;
+  return batch;
+}
+
+}  // namespace dapprof::protocol

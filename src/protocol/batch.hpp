@@ -1,0 +1,80 @@
+#pragma once
+// Builds the profilingData event body from the sampler's stacks, one batch per event. Batches stay
+// plain structs until sent, so a session behind a slow client can merge them or drop their
+// samples; frame and thread definitions are never dropped (each frame is announced only once).
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.hpp"
+#include "protocol/frame_table.hpp"
+#include "protocol/json.hpp"
+#include "sampler/sample.hpp"
+
+namespace dapprof::protocol {
+
+// Threads are identified by their Linux thread id (TID): unique on the system among running
+// threads and small enough for JavaScript, unlike Python's idents (pthread addresses > 2^53).
+using ThreadId = std::uint64_t;
+
+struct ThreadInfo {
+  ThreadId id = 0;  // the TID, also sent as osThreadId
+  pid_t pid = 0;
+  std::string name;  // empty if unknown
+  std::uint64_t python_thread_id =
+      0;  // threading.get_ident(), sent as a decimal string; 0: unknown
+  bool operator==(const ThreadInfo&) const = default;
+};
+
+struct FrameDefinition {
+  FrameId id = 0;
+  sampler::Frame frame;
+};
+
+struct ProfilingBatch {
+  std::vector<FrameDefinition> new_frames;    // frames referenced for the first time in this run
+  std::vector<ThreadInfo> threads;            // threads first seen, or whose name/ident changed
+  std::vector<std::vector<FrameId>> samples;  // one stack per thread per tick, root first
+  std::vector<ThreadId> thread_ids;           // parallel to samples
+  double duration_ms = 0;                     // wall time covered by the batch
+  std::uint64_t dropped_sample_count = 0;     // samples discarded since the previous event
+  std::uint64_t error_count = 0;              // failed reads since the previous event
+};
+
+// One batch with a's content before b's (frames, threads and samples stay in order; counts and
+// durations add up). If both define the same thread, b's definition is the one sent.
+ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b);
+// Discards the samples but keeps the definitions, counting the discarded samples as dropped.
+void drop_samples(ProfilingBatch& batch);
+// The profilingData event body.
+Json to_json(const ProfilingBatch& batch);
+
+class BatchBuilder {
+ public:
+  // One builder per profiling run: frames are announced once per table.
+  explicit BatchBuilder(FrameTable table = FrameTable{});
+
+  // Adds one thread's stack as the sampler gives it (innermost first).
+  Status add(pid_t pid, const sampler::ThreadStack& thread);
+  // Adds every thread of a snapshot (the sampler has already filtered idle/GIL).
+  Status add(const sampler::Snapshot& snapshot);
+  void add_errors(std::uint64_t count) { pending_.error_count += count; }
+
+  std::size_t pending_samples() const { return pending_.samples.size(); }
+  // Nothing worth an event: no samples, definitions or errors since the last take().
+  bool empty() const;
+  // Everything added since the previous take(), covering duration_ms of wall time.
+  ProfilingBatch take(double duration_ms);
+
+  const FrameTable& frame_table() const { return table_; }
+
+ private:
+  FrameTable table_;
+  std::unordered_map<ThreadId, ThreadInfo> threads_;
+  ProfilingBatch pending_;
+};
+
+}  // namespace dapprof::protocol

@@ -1,0 +1,55 @@
+#pragma once
+// DAP envelopes for the profiling extension: responses (success or error) and events. `seq` is
+// left at 0 for the session to number outgoing messages.
+#include <sys/types.h>
+
+#include <string>
+#include <string_view>
+
+#include "common/result.hpp"
+#include "protocol/json.hpp"
+
+namespace dapprof::protocol {
+
+// body.error.id of error responses, stable so that clients may react to them.
+enum class ProfilingErrorId : int {
+  Internal = 2000,
+  InvalidArguments = 2001,
+  NoDebuggee = 2002,
+  AlreadyProfiling = 2003,
+  NotProfiling = 2004,
+  NotPython = 2005,
+  UnsupportedVersion = 2006,
+  PermissionDenied = 2007,
+  NoSuchProcess = 2008,  // not running, or not part of this debug session
+  ProcessExited = 2009,
+  OutputFailed = 2010,  // the profile file could not be written
+};
+
+struct ProtocolError {
+  ProfilingErrorId id = ProfilingErrorId::Internal;
+  std::string message;  // for a person: what happened and what to do
+};
+
+// Maps a sampler or argument error to its id, keeping its message (permission errors always end
+// with the remedy: CAP_SYS_PTRACE, ptrace_scope, container flags).
+ProtocolError from_error(const Error& error);
+
+// The errors the session itself detects, worded once.
+namespace errors {
+ProtocolError no_debuggee();
+ProtocolError already_profiling(pid_t pid);
+ProtocolError not_profiling();
+ProtocolError not_in_session(pid_t pid, pid_t debuggee);
+ProtocolError permission_denied(pid_t pid, std::string_view detail);
+ProtocolError output_failed(std::string_view path, std::string_view detail);
+}  // namespace errors
+
+// {"seq":0,"type":"response","request_seq":…,"success":true,"command":…,"body":…}
+Json make_response(const Json& request, Json body = Json::object());
+// success false; `message` and body.error.format carry the same text, body.error.id the id.
+Json make_error_response(const Json& request, const ProtocolError& error);
+// {"seq":0,"type":"event","event":…,"body":…}
+Json make_event(std::string_view event, Json body);
+
+}  // namespace dapprof::protocol

@@ -1,0 +1,44 @@
+#pragma once
+// The client side of profilingData: resolves frame IDs against the frames announced so far and
+// rebuilds every stack (root first) with its thread. Used by tests and integration tests; it also
+// serves as the reference for client implementations (docs/PROFILING.md).
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.hpp"
+#include "protocol/batch.hpp"
+#include "protocol/json.hpp"
+#include "sampler/sample.hpp"
+
+namespace dapprof::protocol {
+
+struct DecodedSample {
+  std::vector<sampler::Frame> stack;  // root first
+  std::optional<ThreadInfo> thread;   // absent when the event has no threadIds
+};
+
+class StreamDecoder {
+ public:
+  // Decodes one profilingData body, in the order the events arrived. On error (an unknown or
+  // twice-defined frame ID, a malformed field) nothing of this body is kept; the message names
+  // the offending field.
+  Result<std::vector<DecodedSample>> decode(const Json& body);
+
+  std::size_t frame_count() const { return frames_.size(); }
+  const std::unordered_map<ThreadId, ThreadInfo>& threads() const { return threads_; }
+  std::uint64_t event_count() const { return events_; }
+  std::uint64_t sample_count() const { return samples_; }
+  std::uint64_t dropped_sample_count() const { return dropped_; }
+  std::uint64_t error_count() const { return errors_; }
+  double duration_ms() const { return duration_ms_; }
+
+ private:
+  std::unordered_map<FrameId, sampler::Frame> frames_;
+  std::unordered_map<ThreadId, ThreadInfo> threads_;
+  std::uint64_t events_ = 0, samples_ = 0, dropped_ = 0, errors_ = 0;
+  double duration_ms_ = 0;
+};
+
+}  // namespace dapprof::protocol

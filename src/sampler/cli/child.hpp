@@ -1,0 +1,39 @@
+#pragma once
+// The program `dapprof record -- PROGRAM ARGS` starts: spawned without a shell, reaped exactly
+// once, and never left behind if dapprof gives up early.
+#include <sys/types.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace dapprof::sampler::cli {
+
+class Child {
+ public:
+  // Searches PATH for argv[0] like a shell would, with default signal dispositions and an empty
+  // signal mask (dapprof blocks SIGINT/SIGTERM for itself).
+  static Result<Child> spawn(const std::vector<std::string>& argv);
+  Child(Child&& other) noexcept;
+  Child& operator=(Child&&) = delete;
+  Child(const Child&) = delete;
+  ~Child();  // kills (SIGKILL) and reaps a child still running: callers wait() normally
+
+  pid_t pid() const { return pid_; }
+  // Non-blocking: true once the child has exited (and is reaped).
+  bool poll();
+  // Blocks until the child exits; returns its exit code, 128+signal if killed by a signal.
+  int wait();
+  void signal(int sig) const;
+  std::optional<int> exit_code() const { return exit_code_; }
+
+ private:
+  explicit Child(pid_t pid) : pid_(pid) {}
+  void record(int status);
+  pid_t pid_ = -1;
+  std::optional<int> exit_code_;
+};
+
+}  // namespace dapprof::sampler::cli

@@ -1,0 +1,90 @@
+// `dapprof dump`: every thread's Python stack, once, like `py-spy dump`.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "sampler/cli/options.hpp"
+#include "sampler/cli/proc_info.hpp"
+#include "sampler/sampler.hpp"
+
+namespace dapprof::sampler::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string frame_text(const Frame& f) {
+  if (f.file.empty()) return f.function;
+  if (f.line <= 0) return fmt::format("{} ({})", f.function, f.file);
+  return fmt::format("{} ({}:{})", f.function, f.file, f.line);
+}
+
+void print_text(const PythonProcess& proc, const Snapshot& snap) {
+  const auto cmd = joined(command_line(proc.pid()));
+  const auto exe = executable(proc.pid());
+  fmt::print("Process {}: {}\n", proc.pid(), cmd.empty() ? "?" : cmd);
+  fmt::print("Python v{}{}\n", proc.python_version(), exe.empty() ? "" : " (" + exe + ")");
+  for (const auto& t : snap.threads) {
+    fmt::print("\nThread {:#X} ({})", t.thread_id, t.status());
+    if (!t.name.empty()) fmt::print(": \"{}\"", t.name);
+    fmt::print("\n");
+    for (const auto& f : t.frames) fmt::print("    {}\n", frame_text(f));
+  }
+}
+
+void print_json(const PythonProcess& proc, const Snapshot& snap) {
+  Json threads = Json::array();
+  for (const auto& t : snap.threads) {
+    Json frames = Json::array();
+    for (const auto& f : t.frames) {
+      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
+    }
+    threads.push_back({{"thread_id", t.thread_id},
+                       {"os_thread_id", t.os_thread_id},
+                       {"name", t.name},
+                       {"status", t.status()},
+                       {"owns_gil", t.owns_gil},
+                       {"active", t.active},
+                       {"frames", std::move(frames)}});
+  }
+  const Json doc = {
+      {"pid", proc.pid()}, {"python_version", proc.python_version()}, {"threads", threads}};
+  std::cout << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace
+
+int run_dump(const DumpOptions& options) {
+  if (options.native) {
+    fmt::print(stderr,
+               "dapprof: warning: native frames are not supported yet; showing Python frames "
+               "only\n");
+  }
+  AttachOptions attach;
+  attach.nonblocking = options.nonblocking;
+  auto proc = PythonProcess::attach(options.pid, attach);
+  if (!proc) {
+    fmt::print(stderr, "dapprof: error: {}\n", proc.message());
+    return 1;
+  }
+  auto snap = (*proc)->snapshot();
+  // A read of a running program can be torn; another try usually succeeds.
+  for (int attempt = 0; attempt < 10 && !snap && snap.code() == ErrorCode::TornRead; ++attempt) {
+    snap = (*proc)->snapshot();
+  }
+  if (!snap) {
+    fmt::print(stderr, "dapprof: error: reading process {}: {}\n", options.pid, snap.message());
+    return 1;
+  }
+  if (options.json) {
+    print_json(**proc, *snap);
+  } else {
+    print_text(**proc, *snap);
+  }
+  std::cout.flush();
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace dapprof::sampler::cli

@@ -1,0 +1,15 @@
+#pragma once
+// What /proc tells about a process, for headers and default file names.
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace dapprof::sampler::cli {
+
+std::vector<std::string> command_line(pid_t pid);  // empty if unreadable
+std::string executable(pid_t pid);                 // empty if unreadable
+// Arguments joined with spaces, for display only.
+std::string joined(const std::vector<std::string>& args);
+
+}  // namespace dapprof::sampler::cli

@@ -1,0 +1,190 @@
+// The sampling loop: Sampler::start and its implementation.
+#include "sampler/sampler.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "sampler/loop/children.hpp"
+#include "sampler/loop/schedule.hpp"
+#include "sampler/process/tasks.hpp"
+
+namespace dapprof::sampler {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How often descendants are looked for, and how long a new one may take to look like Python.
+constexpr auto kChildScanPeriod = std::chrono::milliseconds(150);
+constexpr auto kDefaultChildWindow = std::chrono::milliseconds(2000);
+// A child whose reads keep failing (e.g. it exec'd a non-Python program) is dropped.
+constexpr unsigned kChildFailureLimit = 20;
+
+bool gone(pid_t pid) {
+  const auto state = process::thread_state(pid, pid);
+  return !state.ok() || *state == 'Z' || *state == 'X';
+}
+
+class LoopSampler final : public Sampler {
+ public:
+  LoopSampler(std::unique_ptr<PythonProcess> main, const SamplerOptions& options,
+              OnSnapshot on_snapshot, OnStop on_stop)
+      : main_(std::move(main)),
+        options_(options),
+        on_snapshot_(std::move(on_snapshot)),
+        on_stop_(std::move(on_stop)) {}
+
+  void launch() { thread_ = std::thread([this] { run(); }); }
+
+  ~LoopSampler() override { stop(); }
+
+  void stop() override {
+    {
+      std::lock_guard lock(mutex_);
+      stop_requested_ = true;
+    }
+    wake_.notify_all();
+    {
+      // From a callback (on the sampling thread itself) the loop ends once the callback returns.
+      std::lock_guard lock(mutex_);
+      if (std::this_thread::get_id() == loop_id_) return;
+    }
+    std::lock_guard lock(join_mutex_);
+    if (thread_.joinable()) thread_.join();
+  }
+
+  SamplerStats stats() const override {
+    return {samples_.load(std::memory_order_relaxed), errors_.load(std::memory_order_relaxed),
+            late_.load(std::memory_order_relaxed)};
+  }
+  pid_t pid() const override { return main_->pid(); }
+  const std::string& python_version() const override { return main_->python_version(); }
+
+ private:
+  enum class Outcome { Delivered, Failed, Exited };
+
+  void run() {
+    {
+      std::lock_guard lock(mutex_);
+      loop_id_ = std::this_thread::get_id();
+    }
+    StopReason reason = StopReason::Requested;
+    std::string message;
+    try {
+      std::optional<loop::Children> children;
+      if (options_.subprocesses) {
+        AttachOptions attach{options_.nonblocking, options_.native, {}};
+        children.emplace(main_->pid(), attach,
+                         options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
+                                                                   : kDefaultChildWindow);
+      }
+      loop::Schedule schedule(Clock::now(), options_.rate_hz);
+      auto next_scan = Clock::now();
+      while (!wait_for(schedule.next())) {
+        if (sample(*main_) == Outcome::Exited) {
+          reason = StopReason::Exited;
+          message = fmt::format("process {} exited", main_->pid());
+          break;
+        }
+        if (children) sample_children(*children, next_scan);
+        late_.fetch_add(schedule.advance(Clock::now()), std::memory_order_relaxed);
+      }
+    } catch (const std::exception& e) {
+      reason = StopReason::Error;
+      message = fmt::format("sampling failed: {}", e.what());
+    }
+    try {
+      if (on_stop_) on_stop_(reason, message);
+    } catch (const std::exception& e) {
+      spdlog::error("sampler stop callback failed: {}", e.what());
+    }
+  }
+
+  // Sleeps until `when`; true if stop() was called meanwhile.
+  bool wait_for(Clock::time_point when) {
+    std::unique_lock lock(mutex_);
+    return wake_.wait_until(lock, when, [this] { return stop_requested_; });
+  }
+
+  Outcome sample(PythonProcess& proc) {
+    auto snap = proc.snapshot();
+    if (!snap) {
+      const auto code = snap.code();
+      if (proc.exited() || code == ErrorCode::ProcessExited || code == ErrorCode::NoSuchProcess ||
+          gone(proc.pid()))
+        return Outcome::Exited;
+      if (errors_.fetch_add(1, std::memory_order_relaxed) == 0 || code != last_error_code_)
+        spdlog::debug("sampling process {}: {}", proc.pid(), snap.message());
+      last_error_code_ = code;
+      return Outcome::Failed;
+    }
+    Snapshot s = std::move(*snap);
+    s.pid = proc.pid();
+    std::erase_if(s.threads, [this](const ThreadStack& t) {
+      return (!options_.idle && !t.active) || (options_.gil && !t.owns_gil);
+    });
+    if (s.threads.empty()) return Outcome::Delivered;  // nothing selected at this instant
+    samples_.fetch_add(1, std::memory_order_relaxed);
+    if (on_snapshot_) on_snapshot_(std::move(s));
+    return Outcome::Delivered;
+  }
+
+  void sample_children(loop::Children& children, Clock::time_point& next_scan) {
+    std::vector<pid_t> to_drop;
+    for (auto& child : children.attached()) {
+      switch (sample(*child.process)) {
+        case Outcome::Exited:
+          to_drop.push_back(child.process->pid());
+          break;
+        case Outcome::Failed:
+          if (++child.failures_in_a_row >= kChildFailureLimit)
+            to_drop.push_back(child.process->pid());
+          break;
+        case Outcome::Delivered:
+          child.failures_in_a_row = 0;
+      }
+    }
+    for (pid_t p : to_drop) children.drop(p);
+    if (const auto now = Clock::now(); now >= next_scan) {
+      children.scan(now);
+      next_scan = now + kChildScanPeriod;
+    }
+  }
+
+  std::unique_ptr<PythonProcess> main_;
+  SamplerOptions options_;
+  OnSnapshot on_snapshot_;
+  OnStop on_stop_;
+  std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_requested_ = false;
+  std::thread::id loop_id_;
+  std::mutex join_mutex_;
+  std::atomic<std::uint64_t> samples_{0}, errors_{0}, late_{0};
+  ErrorCode last_error_code_ = ErrorCode::Generic;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions& options,
+                                                OnSnapshot on_snapshot, OnStop on_stop) {
+  if (!(options.rate_hz > 0))
+    return Error{fmt::format("sampling rate must be positive (got {})", options.rate_hz),
+                 ErrorCode::InvalidArgument};
+  AttachOptions attach{options.nonblocking, options.native, options.wait_for_interpreter};
+  auto proc = PythonProcess::attach(pid, attach);
+  if (!proc) return proc.error();
+  auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),
+                                               std::move(on_stop));
+  sampler->launch();
+  return std::unique_ptr<Sampler>(std::move(sampler));
+}
+
+}  // namespace dapprof::sampler

@@ -1,0 +1,102 @@
+#include "sampler/process/memory.hpp"
+
+#include <fmt/format.h>
+#include <sys/uio.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "sampler/process/permissions.hpp"
+
+namespace dapprof::sampler::process {
+namespace {
+
+// The kernel caps an iovec array at IOV_MAX (1024) entries per call.
+constexpr std::size_t kMaxIov = 1024;
+constexpr std::uint64_t kPage = 4096;
+
+std::atomic<std::uint64_t> g_syscalls{0};
+
+Error classify(pid_t pid, int err, Address addr, std::size_t size) {
+  switch (err) {
+    case ESRCH:
+      return {fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+    case EPERM:
+    case EACCES:
+      return {permission_denied_message(pid, "read the memory of"), ErrorCode::PermissionDenied};
+    default:
+      return {fmt::format("cannot read {} bytes at {:#x} in process {}: {}", size, addr, pid,
+                          std::strerror(err)),
+              ErrorCode::Generic};
+  }
+}
+
+}  // namespace
+
+std::uint64_t ProcessMemory::total_syscalls() {
+  return g_syscalls.load(std::memory_order_relaxed);
+}
+
+Status ProcessMemory::read(Address addr, void* out, std::size_t size) const {
+  Chunk chunk{addr, out, size};
+  return read_many(std::span<const Chunk>(&chunk, 1));
+}
+
+Status ProcessMemory::read_many(std::span<const Chunk> chunks) const {
+  std::vector<iovec> local;
+  std::vector<iovec> remote;
+  while (!chunks.empty()) {
+    const std::size_t n = std::min(chunks.size(), kMaxIov);
+    local.resize(n);
+    remote.resize(n);
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      local[i] = {chunks[i].out, chunks[i].size};
+      remote[i] = {reinterpret_cast<void*>(chunks[i].addr), chunks[i].size};
+      total += chunks[i].size;
+    }
+    ++syscalls_;
+    g_syscalls.fetch_add(1, std::memory_order_relaxed);
+    const ssize_t got = process_vm_readv(pid_, local.data(), n, remote.data(), n, 0);
+    if (got < 0) return classify(pid_, errno, chunks[0].addr, chunks[0].size);
+    if (static_cast<std::size_t>(got) != total) {
+      // Find the chunk that stopped the transfer, to name it.
+      std::size_t done = static_cast<std::size_t>(got);
+      std::size_t i = 0;
+      while (i < n && done >= chunks[i].size) done -= chunks[i++].size;
+      const Chunk& bad = chunks[std::min(i, n - 1)];
+      return Error{fmt::format("short read of {} bytes at {:#x} in process {} (address not mapped)",
+                               bad.size, bad.addr, pid_),
+                   ErrorCode::Generic};
+    }
+    chunks = chunks.subspan(n);
+  }
+  return Ok{};
+}
+
+Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_len) const {
+  std::string out;
+  char buf[256];
+  while (out.size() < max_len) {
+    // Never cross a page boundary in one read: the next page may be unmapped although the
+    // string ends before it.
+    std::size_t want = std::min<std::size_t>(sizeof buf, kPage - (addr % kPage));
+    want = std::min(want, max_len - out.size());
+    if (auto s = read(addr, buf, want); !s) return s.error();
+    const void* nul = std::memchr(buf, '\0', want);
+    if (nul) {
+      out.append(buf, static_cast<std::size_t>(static_cast<const char*>(nul) - buf));
+      return out;
+    }
+    out.append(buf, want);
+    addr += want;
+  }
+  return Error{fmt::format("string at {:#x} in process {} longer than {} bytes", addr, pid_,
+                           max_len),
+               ErrorCode::Generic};
+}
+
+}  // namespace dapprof::sampler::process

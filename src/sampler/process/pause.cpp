@@ -1,0 +1,254 @@
+#include "sampler/process/pause.hpp"
+
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "sampler/process/permissions.hpp"
+#include "sampler/process/tasks.hpp"
+
+namespace dapprof::sampler::process {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+long ptrace_call(enum __ptrace_request req, pid_t tid, unsigned long data = 0) {
+  return ptrace(req, tid, nullptr, reinterpret_cast<void*>(data));
+}
+
+// "TracerPid:" from /proc/PID/status; 0 if untraced or unreadable.
+pid_t tracer_of(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  std::string key;
+  while (in >> key) {
+    if (key == "TracerPid:") {
+      pid_t t = 0;
+      in >> t;
+      return t;
+    }
+    in.ignore(1 << 16, '\n');
+  }
+  return 0;
+}
+
+// Real parent of pid from /proc/PID/stat (0 if unknown).
+pid_t parent_of(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/stat", pid));
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos || close + 4 >= stat.size()) return 0;
+  return static_cast<pid_t>(std::strtol(stat.c_str() + close + 4, nullptr, 10));
+}
+
+bool gone_or_zombie(pid_t pid, pid_t tid) {
+  const auto state = thread_state(pid, tid);
+  return !state.ok() || *state == 'Z' || *state == 'X';
+}
+
+// The leader's exit status belongs to its real parent; when that is us (dapprof started the
+// target), leave it for the code that waits for the child.
+bool may_reap(pid_t pid, pid_t tid) { return tid != pid || parent_of(pid) != getpid(); }
+
+enum class WaitOutcome { Stopped, Gone, Pending };
+
+// One non-blocking look at a seized thread. Peeks first (WNOWAIT) so that an exit is only
+// consumed when it is ours to consume.
+WaitOutcome poll_stop(pid_t pid, pid_t tid, int& signal_to_forward) {
+  siginfo_t info{};
+  const int options = WEXITED | WSTOPPED | WNOHANG | WNOWAIT | __WALL;
+  if (waitid(P_PID, static_cast<id_t>(tid), &info, options) != 0) {
+    return errno == EINTR ? WaitOutcome::Pending : WaitOutcome::Gone;  // ECHILD: not ours
+  }
+  if (info.si_pid == 0) return WaitOutcome::Pending;
+  const bool stopped = info.si_code == CLD_TRAPPED || info.si_code == CLD_STOPPED;
+  if (!stopped && !may_reap(pid, tid)) return WaitOutcome::Gone;
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(tid, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r != tid || !WIFSTOPPED(status)) return WaitOutcome::Gone;
+  // PTRACE_EVENT_STOP is our interrupt (or a group stop); anything else is a signal the thread
+  // was about to receive, to be delivered when we let it go.
+  signal_to_forward = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
+  return WaitOutcome::Stopped;
+}
+
+// Blocking wait for a thread other than the leader: its stop, or its exit.
+WaitOutcome wait_stop(pid_t tid, int& signal_to_forward) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(tid, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r != tid || !WIFSTOPPED(status)) return WaitOutcome::Gone;
+  signal_to_forward = (status >> 16) == PTRACE_EVENT_STOP ? 0 : WSTOPSIG(status);
+  return WaitOutcome::Stopped;
+}
+
+}  // namespace
+
+Result<PausedProcess> PausedProcess::pause(pid_t pid) {
+  PausedProcess paused;
+  paused.pid_ = pid;
+  std::vector<pid_t> gone;
+  // Threads may be created while we stop the others: list again until no new one appears.
+  for (int round = 0;; ++round) {
+    auto listed = list_threads(pid);
+    if (!listed) {
+      if (listed.code() == ErrorCode::NoSuchProcess && round > 0)
+        return Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+      return listed.error();
+    }
+    std::vector<pid_t> fresh;
+    for (pid_t tid : *listed) {
+      if (std::find(paused.tids_.begin(), paused.tids_.end(), tid) == paused.tids_.end() &&
+          std::find(gone.begin(), gone.end(), tid) == gone.end())
+        fresh.push_back(tid);
+    }
+    if (fresh.empty()) break;
+    if (round > 1000) return Error{fmt::format("process {} keeps creating threads", pid)};
+
+    std::vector<pid_t> pending;
+    std::optional<Error> failure;  // returned only once every seized thread is accounted for
+    for (pid_t tid : fresh) {
+      if (ptrace_call(PTRACE_SEIZE, tid) != 0) {
+        const int err = errno;
+        if (err == ESRCH || gone_or_zombie(pid, tid)) {  // exited meanwhile
+          gone.push_back(tid);
+          continue;
+        }
+        if (err == EPERM) {
+          if (const pid_t tracer = tracer_of(pid); tracer != 0 && tracer != getpid()) {
+            failure = Error{fmt::format("process {} is already being traced by process {} ({}); "
+                                     "ptrace allows one tracer at a time: detach that debugger "
+                                     "or tracer, or sample in nonblocking mode",
+                                     pid, tracer, process_name(tracer)),
+                         ErrorCode::PermissionDenied};
+          } else {
+            failure = Error{permission_denied_message(pid, "pause (ptrace)"),
+                            ErrorCode::PermissionDenied};
+          }
+        } else {
+          failure = Error{fmt::format("cannot ptrace thread {} of process {}: {}", tid, pid,
+                                      std::strerror(err))};
+        }
+        break;
+      }
+      // A thread that dies between SEIZE and INTERRUPT still reports its exit: wait for it.
+      ptrace_call(PTRACE_INTERRUPT, tid);
+      pending.push_back(tid);
+    }
+
+    // Stopping takes a trip through the scheduler for each thread. Other threads cannot keep
+    // a blocking wait from returning (a thread that is killed reports its exit), so wait for
+    // them blocking, at no CPU cost; by then the leader has usually stopped too.
+    const auto record = [&](pid_t tid, WaitOutcome outcome, int sig) {
+      if (outcome == WaitOutcome::Stopped) {
+        paused.tids_.push_back(tid);
+        paused.signals_.push_back(sig);
+      } else if (outcome == WaitOutcome::Gone) {
+        gone.push_back(tid);
+      }
+      return outcome != WaitOutcome::Pending;
+    };
+    std::erase_if(pending, [&](pid_t tid) {
+      if (tid == pid) return false;
+      int sig = 0;
+      return record(tid, wait_stop(tid, sig), sig);
+    });
+    // The leader is polled: if it ends with pthread_exit while other threads live, its exit is
+    // never reported to a blocking wait, and when we are its parent its exit status is not ours
+    // to consume. Back off from yielding to sleeping up to 1 ms; a zombie cannot stop.
+    const auto started = Clock::now();
+    auto nap = std::chrono::microseconds(20);
+    for (int round_trip = 0; !pending.empty(); ++round_trip) {
+      int sig = 0;
+      if (record(pending.front(), poll_stop(pid, pending.front(), sig), sig)) {
+        pending.clear();
+        break;
+      }
+      if (Clock::now() - started > std::chrono::milliseconds(50) &&
+          gone_or_zombie(pid, pending.front())) {
+        record(pending.front(), WaitOutcome::Gone, 0);
+        pending.clear();
+        break;
+      }
+      if (getenv("XBLOCK")) {
+        siginfo_t info{};
+        waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WSTOPPED | WNOWAIT | __WALL);
+      } else if (round_trip < 3) {
+        sched_yield();
+      } else {
+        std::this_thread::sleep_for(nap);
+        nap = std::min(nap * 2, std::chrono::microseconds(1000));
+      }
+    }
+    if (failure) return *failure;  // `paused` lets the stopped threads go
+  }
+  if (paused.tids_.empty())
+    return Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+  return paused;
+}
+
+PausedProcess::PausedProcess(PausedProcess&& other) noexcept
+    : pid_(std::exchange(other.pid_, 0)),
+      tids_(std::move(other.tids_)),
+      signals_(std::move(other.signals_)) {
+  other.tids_.clear();
+  other.signals_.clear();
+}
+
+PausedProcess& PausedProcess::operator=(PausedProcess&& other) noexcept {
+  if (this != &other) {
+    resume();
+    pid_ = std::exchange(other.pid_, 0);
+    tids_ = std::move(other.tids_);
+    signals_ = std::move(other.signals_);
+    other.tids_.clear();
+    other.signals_.clear();
+  }
+  return *this;
+}
+
+PausedProcess::~PausedProcess() { resume(); }
+
+void PausedProcess::resume() {
+  std::vector<pid_t> dying;
+  for (std::size_t i = 0; i < tids_.size(); ++i) {
+    if (ptrace_call(PTRACE_DETACH, tids_[i], static_cast<unsigned long>(signals_[i])) != 0 &&
+        errno == ESRCH)
+      dying.push_back(tids_[i]);  // killed while stopped: no longer in a stop
+  }
+  // A traced thread that died is a zombie until its tracer reaps it, and the process's parent is
+  // only told of the exit once every thread is reaped: reap them, the leader last.
+  std::sort(dying.begin(), dying.end(), [&](pid_t a, pid_t b) { return (a == pid_) < (b == pid_); });
+  for (pid_t tid : dying) {
+    if (!may_reap(pid_, tid)) continue;
+    int status = 0;
+    if (tid != pid_) {
+      while (waitpid(tid, &status, __WALL) < 0 && errno == EINTR) {
+      }
+      continue;
+    }
+    // The leader reports only once the whole group is gone; do not wait for ever.
+    for (int i = 0; i < 200 && waitpid(tid, &status, __WALL | WNOHANG) == 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  tids_.clear();
+  signals_.clear();
+}
+
+}  // namespace dapprof::sampler::process

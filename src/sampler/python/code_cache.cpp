@@ -1,0 +1,66 @@
+#include "sampler/python/code_cache.hpp"
+
+#include <cstring>
+
+namespace dapprof::sampler::python {
+namespace {
+
+constexpr std::size_t kMaxEntries = 1 << 16;  // then start over rather than grow without bound
+
+template <typename T>
+T field(std::span<const std::byte> header, std::uint64_t offset) {
+  T v{};
+  if (offset != kAbsent && offset + sizeof(T) <= header.size()) {
+    std::memcpy(&v, header.data() + offset, sizeof(T));
+  }
+  return v;
+}
+
+}  // namespace
+
+CodeCache::CodeCache(const Objects& objects) : objects_(objects) {
+  const Layout& l = objects.layout();
+  format_ = l.at_least(3, 11)   ? LineTableFormat::Locations311
+            : l.at_least(3, 10) ? LineTableFormat::Linetable310
+                                : LineTableFormat::Lnotab;
+}
+
+CodeInfo CodeCache::identity(std::span<const std::byte> header) const {
+  const Layout& l = objects_.layout();
+  CodeInfo info;
+  info.name_ptr = field<Address>(header, l.code_name);
+  info.qualname_ptr = field<Address>(header, l.code_qualname);
+  info.filename_ptr = field<Address>(header, l.code_filename);
+  info.linetable_ptr = field<Address>(header, l.code_linetable);
+  info.first_line = field<int>(header, l.code_firstlineno);
+  info.first_traceable = field<int>(header, l.code_firsttraceable);
+  return info;
+}
+
+Result<const CodeInfo*> CodeCache::get(Address code, std::span<const std::byte> header) {
+  CodeInfo fresh = identity(header);
+  if (auto it = cache_.find(code); it != cache_.end()) {
+    const CodeInfo& c = it->second;
+    if (c.name_ptr == fresh.name_ptr && c.qualname_ptr == fresh.qualname_ptr &&
+        c.filename_ptr == fresh.filename_ptr && c.linetable_ptr == fresh.linetable_ptr &&
+        c.first_line == fresh.first_line && c.first_traceable == fresh.first_traceable) {
+      return &c;
+    }
+    cache_.erase(it);
+  }
+  ++misses_;
+  const Address function_ptr = fresh.qualname_ptr ? fresh.qualname_ptr : fresh.name_ptr;
+  auto function = objects_.str(function_ptr);
+  if (!function) return function.error();
+  auto file = objects_.str(fresh.filename_ptr);
+  if (!file) return file.error();
+  auto table = objects_.bytes(fresh.linetable_ptr);
+  if (!table) return table.error();
+  fresh.function = std::move(*function);
+  fresh.file = std::move(*file);
+  fresh.linetable = std::move(*table);
+  if (cache_.size() >= kMaxEntries) cache_.clear();
+  return &cache_.emplace(code, std::move(fresh)).first->second;
+}
+
+}  // namespace dapprof::sampler::python

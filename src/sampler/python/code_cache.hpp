@@ -1,0 +1,56 @@
+#pragma once
+// What the walker needs of a code object (names, file, line table), cached by address. A code
+// object can be freed and another allocated at the same address, so each hit is re-validated
+// against the header words read with the frame: the name, file, qualname and line table pointers
+// and the first line must all be unchanged.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/result.hpp"
+#include "sampler/python/line_table.hpp"
+#include "sampler/python/objects.hpp"
+
+namespace dapprof::sampler::python {
+
+struct CodeInfo {
+  // Identity, as read from the code object's header.
+  Address name_ptr = 0;
+  Address qualname_ptr = 0;
+  Address filename_ptr = 0;
+  Address linetable_ptr = 0;
+  int first_line = 0;
+  // Decoded.
+  std::string function;  // co_qualname where the version has it, else co_name
+  std::string file;
+  std::vector<std::uint8_t> linetable;
+  int first_traceable = 0;  // 3.11+: _co_firsttraceable (code units)
+
+  int line_at(LineTableFormat format, std::int64_t byte_offset) const {
+    return line_for_offset(format, linetable, first_line, byte_offset);
+  }
+};
+
+class CodeCache {
+ public:
+  explicit CodeCache(const Objects& objects);
+
+  // `header` holds layout.code_size bytes read from `code`. Reads names and line table on a miss.
+  Result<const CodeInfo*> get(Address code, std::span<const std::byte> header);
+
+  LineTableFormat format() const { return format_; }
+  std::size_t size() const { return cache_.size(); }
+  std::uint64_t misses() const { return misses_; }
+
+ private:
+  CodeInfo identity(std::span<const std::byte> header) const;
+
+  const Objects& objects_;
+  LineTableFormat format_;
+  std::unordered_map<Address, CodeInfo> cache_;
+  std::uint64_t misses_ = 0;
+};
+
+}  // namespace dapprof::sampler::python

@@ -1,0 +1,98 @@
+#pragma once
+// Where things are inside one CPython minor version's structures: the generated tables
+// (layouts_generated.cpp) turned into named members, and, for 3.13+, corrected from the
+// _Py_DebugOffsets the target itself publishes at the start of _PyRuntime.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "common/result.hpp"
+
+namespace dapprof::sampler::python {
+
+inline constexpr std::uint64_t kAbsent = ~std::uint64_t{0};
+
+struct Layout {
+  int major = 0;
+  int minor = 0;
+
+  // _PyRuntimeState
+  std::uint64_t runtime_interpreters_head = kAbsent;
+  std::uint64_t runtime_tstate_current = kAbsent;  // GIL holder, 3.8-3.11
+  // PyInterpreterState
+  std::uint64_t interp_next = kAbsent;
+  std::uint64_t interp_threads_head = kAbsent;
+  std::uint64_t interp_modules = kAbsent;
+  std::uint64_t interp_ceval_gil = kAbsent;  // pointer to the GIL, 3.12+
+  std::uint64_t gil_locked = kAbsent;        // inside struct _gil_runtime_state
+  std::uint64_t gil_last_holder = kAbsent;
+  // PyThreadState
+  std::uint64_t tstate_size = kAbsent;
+  std::uint64_t tstate_next = kAbsent;
+  std::uint64_t tstate_interp = kAbsent;
+  std::uint64_t tstate_frame = kAbsent;          // PyFrameObject*, 3.8-3.10
+  std::uint64_t tstate_cframe = kAbsent;         // _PyCFrame*, 3.11-3.12
+  std::uint64_t cframe_current_frame = kAbsent;  // inside _PyCFrame
+  std::uint64_t tstate_current_frame = kAbsent;  // 3.13+
+  std::uint64_t tstate_thread_id = kAbsent;
+  std::uint64_t tstate_native_thread_id = kAbsent;  // 3.11+
+  // PyFrameObject (3.8-3.10) or _PyInterpreterFrame (3.11+)
+  std::uint64_t frame_size = kAbsent;
+  std::uint64_t frame_previous = kAbsent;
+  std::uint64_t frame_code = kAbsent;
+  std::uint64_t frame_lasti = kAbsent;  // int, 3.8-3.10
+  std::uint64_t frame_instr = kAbsent;  // _Py_CODEUNIT*, 3.11+
+  std::uint64_t frame_owner = kAbsent;  // char, 3.11+
+  // PyCodeObject
+  std::uint64_t code_size = kAbsent;
+  std::uint64_t code_name = kAbsent;
+  std::uint64_t code_filename = kAbsent;
+  std::uint64_t code_firstlineno = kAbsent;
+  std::uint64_t code_linetable = kAbsent;  // co_lnotab (3.8-3.9) or co_linetable
+  std::uint64_t code_qualname = kAbsent;   // 3.11+
+  std::uint64_t code_code_adaptive = kAbsent;
+  std::uint64_t code_firsttraceable = kAbsent;
+  // str, bytes, int
+  std::uint64_t unicode_length = kAbsent;
+  std::uint64_t unicode_state = kAbsent;
+  std::uint64_t unicode_ascii_size = kAbsent;
+  std::uint64_t unicode_compact_size = kAbsent;
+  std::uint64_t bytes_size = kAbsent;
+  std::uint64_t bytes_sval = kAbsent;
+  std::uint64_t long_size = kAbsent;  // ob_size (3.8-3.11) or lv_tag (3.12+)
+  std::uint64_t long_digit = kAbsent;
+  // objects, types, dicts
+  std::uint64_t object_type = kAbsent;
+  std::uint64_t type_basicsize = kAbsent;
+  std::uint64_t type_dictoffset = kAbsent;
+  std::uint64_t type_flags = kAbsent;
+  std::uint64_t heaptype_cached_keys = kAbsent;  // 3.11+
+  std::uint64_t dict_used = kAbsent;
+  std::uint64_t dict_keys = kAbsent;
+  std::uint64_t dict_values = kAbsent;
+  std::uint64_t keys_size = kAbsent;  // 3.8-3.10
+  std::uint64_t keys_log2_size = kAbsent;
+  std::uint64_t keys_log2_index_bytes = kAbsent;
+  std::uint64_t keys_kind = kAbsent;
+  std::uint64_t keys_nentries = kAbsent;
+  std::uint64_t keys_indices = kAbsent;
+  std::uint64_t keys_entry_size = kAbsent;
+  std::uint64_t keys_unicode_entry_size = kAbsent;
+  std::uint64_t values_values = kAbsent;  // PyDictValues.values, 3.13+ (0 before)
+
+  bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
+};
+
+// The layout of a supported minor version; UnsupportedVersion otherwise.
+Result<Layout> layout_for(int major, int minor);
+
+// Names of the fields a version needs but its table lacks (empty when complete).
+std::string missing_fields(const Layout& layout);
+
+// _Py_DebugOffsets (3.13): its size in bytes as this code reads it, and how to apply the copy read
+// from the target. Fails if the cookie is wrong or the build is free-threaded.
+inline constexpr std::size_t kDebugOffsetsSize = 73 * 8;
+Status apply_debug_offsets(Layout& layout, std::span<const std::byte> bytes);
+
+}  // namespace dapprof::sampler::python

@@ -1,0 +1,119 @@
+#include "sampler/python/line_table.hpp"
+
+#include <cstddef>
+
+namespace dapprof::sampler::python {
+namespace {
+
+int lnotab(std::span<const std::uint8_t> t, int line, std::int64_t offset) {
+  std::int64_t addr = 0;
+  for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
+    addr += t[i];
+    if (addr > offset) break;
+    line += static_cast<std::int8_t>(t[i + 1]);
+  }
+  return line;
+}
+
+int linetable310(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
+  std::int64_t end = 0;
+  int computed = first_line;
+  for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
+    const std::int64_t start = end;
+    end += t[i];
+    const auto delta = static_cast<std::int8_t>(t[i + 1]);
+    const bool no_line = delta == -128;
+    if (!no_line) computed += delta;
+    if (start <= offset && offset < end) return no_line ? 0 : computed;
+  }
+  return 0;
+}
+
+// Location-table varints: 6-bit chunks, least significant first, bit 6 = more follow.
+struct Cursor {
+  std::span<const std::uint8_t> t;
+  std::size_t i = 0;
+  bool ok = true;
+  std::uint8_t byte() {
+    if (i >= t.size()) {
+      ok = false;
+      return 0;
+    }
+    return t[i++];
+  }
+  std::uint64_t varint() {
+    std::uint64_t value = 0;
+    for (int shift = 0; shift < 64; shift += 6) {
+      const std::uint8_t b = byte();
+      value |= static_cast<std::uint64_t>(b & 63) << shift;
+      if (!(b & 64) || !ok) break;
+    }
+    return value;
+  }
+  std::int64_t svarint() {
+    const std::uint64_t v = varint();
+    const auto magnitude = static_cast<std::int64_t>(v >> 1);
+    return (v & 1) ? -magnitude : magnitude;
+  }
+};
+
+int locations311(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
+  Cursor c{t};
+  std::int64_t line = first_line;
+  std::int64_t addr = 0;  // byte offset of the current entry
+  while (c.i < t.size()) {
+    const std::uint8_t first = c.byte();
+    if (!(first & 0x80)) return 0;  // lost synchronisation: not an entry start
+    const int code = (first >> 3) & 15;
+    const std::int64_t length = ((first & 7) + 1) * 2;
+    bool has_line = true;
+    switch (code) {
+      case 15:  // no location
+        has_line = false;
+        break;
+      case 14:  // long form: line delta, end line delta, column, end column
+        line += c.svarint();
+        c.varint();
+        c.varint();
+        c.varint();
+        break;
+      case 13:  // no column: line delta only
+        line += c.svarint();
+        break;
+      case 12:
+      case 11:
+      case 10:  // one-line forms: line delta in the code, then two column bytes
+        line += code - 10;
+        c.byte();
+        c.byte();
+        break;
+      default:  // short forms 0-9: same line, one column byte
+        c.byte();
+        break;
+    }
+    if (!c.ok) return 0;
+    if (addr <= offset && offset < addr + length) {
+      return has_line ? static_cast<int>(line) : 0;
+    }
+    addr += length;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int line_for_offset(LineTableFormat format, std::span<const std::uint8_t> table, int first_line,
+                    std::int64_t offset) {
+  if (offset < 0) return first_line;
+  switch (format) {
+    case LineTableFormat::Lnotab:
+      return lnotab(table, first_line, offset);
+    case LineTableFormat::Linetable310:
+      return linetable310(table, first_line, offset);
+    case LineTableFormat::Locations311:
+      return locations311(table, first_line, offset);
+  }
+  return 0;
+}
+
+}  // namespace dapprof::sampler::python

@@ -1,0 +1,65 @@
+#pragma once
+// Reading Python objects (str, bytes, int, dict, instance attributes) out of another process's
+// memory, for one CPython layout. Every read is checked for plausibility: in a running target a
+// pointer may be stale, and that must end in an error (TornRead), never in a crash or a hang.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "sampler/process/memory.hpp"
+#include "sampler/python/layout.hpp"
+
+namespace dapprof::sampler::python {
+
+using process::Address;
+
+// Addresses of the built-in type objects (0 where the symbol is missing: no type check then).
+struct TypeAddresses {
+  Address code = 0;
+  Address str = 0;
+  Address bytes = 0;
+  Address dict = 0;
+  Address long_ = 0;
+};
+
+// A read error as seen by the stack walker: unmapped addresses become TornRead (the process is
+// alive, so the pointer was stale); process exit and permission errors keep their code.
+Error as_torn(const Error& e);
+
+class Objects {
+ public:
+  Objects(const process::ProcessMemory& memory, const Layout& layout, const TypeAddresses& types)
+      : mem_(memory), l_(layout), types_(types) {}
+
+  const process::ProcessMemory& memory() const { return mem_; }
+  const Layout& layout() const { return l_; }
+  const TypeAddresses& types() const { return types_; }
+
+  Result<Address> type_of(Address object) const;
+  Result<std::string> str(Address object) const;  // UTF-8
+  Result<std::vector<std::uint8_t>> bytes(Address object) const;
+  Result<std::uint64_t> unsigned_int(Address object) const;  // non-negative ints up to 64 bits
+
+  struct Item {
+    Address key;
+    Address value;
+  };
+  Result<std::vector<Item>> dict_items(Address dict) const;
+  // The value whose key is the str `key`; 0 if absent.
+  Result<Address> dict_lookup(Address dict, std::string_view key) const;
+  // An instance attribute stored in the object's __dict__ (or its inline values); 0 if absent.
+  Result<Address> instance_attribute(Address object, std::string_view name) const;
+
+ private:
+  // Items of a keys table; values from `values` (split tables) when non-zero.
+  Result<std::vector<Item>> keys_items(Address keys, Address values) const;
+  Result<Address> find_str_key(const std::vector<Item>& items, std::string_view key) const;
+
+  const process::ProcessMemory& mem_;
+  const Layout& l_;
+  TypeAddresses types_;
+};
+
+}  // namespace dapprof::sampler::python

@@ -1,2 +1,0 @@
-// Placeholder until the sampling core lands.
-#include "sampler/sampler.hpp"

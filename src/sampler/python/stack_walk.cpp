@@ -1,0 +1,173 @@
+#include "sampler/python/stack_walk.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace dapprof::sampler::python {
+namespace {
+
+constexpr std::uint8_t kOwnedByGenerator = 1;
+constexpr std::uint8_t kOwnedByCStack = 3;  // 3.12+ shim frames
+constexpr std::uint64_t kWindow = 16 * 1024;
+constexpr std::uint64_t kPage = 4096;
+
+template <typename T>
+T field(const std::byte* base, std::uint64_t offset) {
+  T v;
+  std::memcpy(&v, base + offset, sizeof(T));
+  return v;
+}
+
+Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
+
+}  // namespace
+
+Result<std::vector<RawThread>> StackWalker::threads(Address interp) const {
+  const Layout& l = objects_.layout();
+  const auto& mem = objects_.memory();
+  auto head = mem.read_pointer(interp + l.interp_threads_head);
+  if (!head) return as_torn(head.error());
+  std::vector<RawThread> out;
+  std::vector<std::byte> buf(l.tstate_size);
+  std::unordered_set<Address> seen;
+  for (Address t = *head; t != 0;) {
+    if (out.size() >= kMaxThreads || !seen.insert(t).second) return torn("thread list cycle");
+    if (auto s = mem.read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
+    if (field<Address>(buf.data(), l.tstate_interp) != interp) {
+      return torn("thread state of another interpreter");
+    }
+    RawThread rt;
+    rt.tstate = t;
+    rt.thread_id = field<std::uint64_t>(buf.data(), l.tstate_thread_id);
+    if (l.tstate_native_thread_id != kAbsent) {
+      rt.native_thread_id = field<std::uint64_t>(buf.data(), l.tstate_native_thread_id);
+    }
+    if (l.tstate_frame != kAbsent) {
+      rt.top_frame = field<Address>(buf.data(), l.tstate_frame);
+    } else if (l.tstate_current_frame != kAbsent) {
+      rt.top_frame = field<Address>(buf.data(), l.tstate_current_frame);
+    } else {
+      rt.top_frame = field<Address>(buf.data(), l.tstate_cframe);  // dereferenced below
+    }
+    out.push_back(rt);
+    t = field<Address>(buf.data(), l.tstate_next);
+  }
+  if (l.tstate_cframe != kAbsent && l.tstate_current_frame == kAbsent) {
+    // 3.11-3.12: one batched read of every thread's cframe->current_frame.
+    std::vector<process::ProcessMemory::Chunk> chunks;
+    std::vector<Address> frames(out.size());
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (out[i].top_frame == 0) continue;  // no cframe: thread not running Python yet
+      chunks.push_back({out[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
+    }
+    if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i].top_frame = frames[i];
+  }
+  return out;
+}
+
+Status StackWalker::read_frame(Address frame, std::byte* out) {
+  const Layout& l = objects_.layout();
+  const auto& mem = objects_.memory();
+  const std::uint64_t size = l.frame_size;
+  if (!l.at_least(3, 11)) return mem.read(frame, out, size);
+  if (frame >= window_start_ && frame + size <= window_start_ + window_.size()) {
+    std::memcpy(out, window_.data() + (frame - window_start_), size);
+    return Ok{};
+  }
+  // Read the window that ends with this frame; if the memory below is not mapped, just the
+  // part of it on the frame's own page.
+  const Address end = frame + size;
+  for (Address start : {end > kWindow ? (end - kWindow) & ~(kPage - 1) : 0, frame & ~(kPage - 1)}) {
+    window_.resize(end - start);
+    if (mem.read(start, window_.data(), window_.size())) {
+      window_start_ = start;
+      std::memcpy(out, window_.data() + (frame - start), size);
+      return Ok{};
+    }
+  }
+  window_.clear();
+  window_start_ = 0;
+  return mem.read(frame, out, size);
+}
+
+Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame) {
+  const Layout& l = objects_.layout();
+  const bool new_frames = l.at_least(3, 11);
+  std::vector<RawFrame> frames;
+  std::vector<std::byte> buf(l.frame_size);
+  window_.clear();
+  window_start_ = 0;
+  for (Address f = top_frame; f != 0;) {
+    if (frames.size() >= kMaxFrames) {
+      if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
+      break;
+    }
+    if (auto s = read_frame(f, buf.data()); !s) return as_torn(s.error());
+    RawFrame rf;
+    rf.code = field<Address>(buf.data(), l.frame_code);
+    if (new_frames) {
+      rf.instr = field<Address>(buf.data(), l.frame_instr);
+      rf.owner = field<std::uint8_t>(buf.data(), l.frame_owner);
+    } else {
+      rf.lasti = field<int>(buf.data(), l.frame_lasti);
+    }
+    const Address previous = field<Address>(buf.data(), l.frame_previous);
+    if (previous == f) return torn("frame is its own caller");
+    if (!(new_frames && l.at_least(3, 12) && rf.owner == kOwnedByCStack)) frames.push_back(rf);
+    f = previous;
+  }
+  return frames;
+}
+
+Result<std::vector<Frame>> StackWalker::walk(Address top_frame) {
+  const Layout& l = objects_.layout();
+  auto raw = chain(top_frame);
+  if (!raw) return raw.error();
+
+  // One batched read of the headers of every distinct code object on the stack.
+  std::unordered_map<Address, std::size_t> index;
+  std::vector<Address> codes;
+  for (const auto& rf : *raw) {
+    if (rf.code && index.emplace(rf.code, codes.size()).second) codes.push_back(rf.code);
+  }
+  std::vector<std::byte> headers(codes.size() * l.code_size);
+  std::vector<process::ProcessMemory::Chunk> chunks;
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    chunks.push_back({codes[i], headers.data() + i * l.code_size, l.code_size});
+  }
+  if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
+
+  std::vector<Frame> frames;
+  frames.reserve(raw->size());
+  const Address code_type = objects_.types().code;
+  for (const auto& rf : *raw) {
+    if (!rf.code) return torn("frame without code");
+    const std::span<const std::byte> header(headers.data() + index[rf.code] * l.code_size,
+                                            l.code_size);
+    if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+      return torn("frame's code is not a code object");
+    }
+    auto info = codes_.get(rf.code, header);
+    if (!info) return info.error();
+    std::int64_t offset;
+    if (l.at_least(3, 11)) {
+      const Address bytecode = rf.code + l.code_code_adaptive;
+      offset = static_cast<std::int64_t>(rf.instr - bytecode);
+      // Not started yet (still in the frame's prologue): CPython hides these frames too.
+      if (rf.owner != kOwnedByGenerator && offset < (*info)->first_traceable * 2) continue;
+    } else {
+      offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
+    }
+    Frame frame;
+    frame.function = (*info)->function;
+    frame.file = (*info)->file;
+    frame.line = (*info)->line_at(codes_.format(), offset);
+    frames.push_back(std::move(frame));
+  }
+  return frames;
+}
+
+}  // namespace dapprof::sampler::python

@@ -1,0 +1,109 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "formats/writers.hpp"
+#include "sample_profile.hpp"
+
+namespace dapprof::formats {
+namespace {
+
+using nlohmann::json;
+using test::InputSample;
+
+std::string fmt_hex(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+TEST(Formats, NamesAndExtensions) {
+  EXPECT_EQ(parse_format("speedscope"), Format::Speedscope);
+  EXPECT_EQ(parse_format("flamegraph"), Format::Flamegraph);
+  EXPECT_EQ(parse_format("raw"), Format::Raw);
+  EXPECT_EQ(parse_format("chrometrace"), Format::ChromeTrace);
+  EXPECT_EQ(parse_format("cpuprofile"), Format::CpuProfile);
+  EXPECT_FALSE(parse_format("svg").has_value());
+  EXPECT_EQ(file_extension(Format::Flamegraph), "svg");
+  EXPECT_EQ(file_extension(Format::Speedscope), "json");
+}
+
+TEST(Collapsed, ExactLinesWithProcessPrefix) {
+  const auto out = to_string(Format::Raw, test::make_profile(test::sample_inputs()));
+  EXPECT_EQ(out,
+            "process 100;main (app.py:10);other (app.py) 1\n"
+            "process 100;main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 3\n"
+            "process 100;main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 (dir/ünï "
+            "<&>.py:30) 3\n"
+            "process 200;main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 (dir/ünï "
+            "<&>.py:30) 2\n"
+            "process 200;other (app.py) 1\n");
+}
+
+TEST(Collapsed, OneProcessWithThreads) {
+  auto inputs = test::sample_inputs();
+  std::erase_if(inputs, [](const InputSample& s) { return s.pid != 100; });
+  const auto p = test::make_profile(inputs);
+  EXPECT_EQ(to_string(Format::Raw, p),
+            "main (app.py:10);other (app.py) 1\n"
+            "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 3\n"
+            "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 (dir/ünï <&>.py:30) 3\n");
+  EXPECT_EQ(to_string(Format::Raw, p, {.threads = true}),
+            "thread (0x7f01) \"MainThread\";main (app.py:10);other (app.py) 1\n"
+            "thread (0x7f01) \"MainThread\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 1\n"
+            "thread (0x7f01) \"MainThread\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 "
+            "(dir/ünï <&>.py:30) 2\n"
+            "thread (0x7f02) \"wörker \"1\" <&>\";main (app.py:10);wörk<&>\"' (dir/ünï "
+            "<&>.py:20) 2\n"
+            "thread (0x7f02) \"wörker \"1\" <&>\";main (app.py:10);wörk<&>\"' (dir/ünï "
+            "<&>.py:20);函数 (dir/ünï <&>.py:30) 1\n");
+}
+
+TEST(Speedscope, SamplesReconstructInputStacks) {
+  const auto inputs = test::sample_inputs();
+  const auto doc = json::parse(to_string(Format::Speedscope, test::make_profile(inputs)));
+  EXPECT_EQ(doc["$schema"], "https://www.speedscope.app/file-format-schema.json");
+  EXPECT_EQ(doc["exporter"], "dapprof");
+  EXPECT_EQ(doc["name"], "fixture <&> \"ü\"");
+  EXPECT_EQ(doc["activeProfileIndex"], 0);
+  const auto& frames = doc["shared"]["frames"];
+  ASSERT_EQ(doc["profiles"].size(), 3u);
+
+  // Expected per thread, in input order.
+  std::map<std::uint64_t, std::vector<const InputSample*>> expected;
+  for (const auto& in : inputs) expected[in.thread_id].push_back(&in);
+  for (const auto& prof : doc["profiles"]) {
+    EXPECT_EQ(prof["type"], "sampled");
+    EXPECT_EQ(prof["unit"], "none");
+    EXPECT_EQ(prof["startValue"], 0);
+    const std::string title = prof["name"];
+    const InputSample* first = nullptr;
+    for (const auto& [tid, list] : expected) {
+      if (title.find(fmt_hex(tid)) != std::string::npos) first = list.front();
+    }
+    ASSERT_NE(first, nullptr) << title;
+    EXPECT_NE(title.find("pid " + std::to_string(first->pid)), std::string::npos) << title;
+    if (!first->thread_name.empty()) {
+      EXPECT_NE(title.find(first->thread_name), std::string::npos) << title;
+    }
+    const auto& want = expected[first->thread_id];
+    ASSERT_EQ(prof["samples"].size(), want.size());
+    double total = 0;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      std::vector<Frame> got;
+      for (const auto& idx : prof["samples"][i]) {
+        const auto& f = frames.at(idx.get<std::size_t>());
+        got.push_back(Frame{f["name"], f.value("file", ""), f.value("line", 0), false, ""});
+      }
+      EXPECT_EQ(got, want[i]->root_first) << title << " sample " << i;
+      EXPECT_DOUBLE_EQ(prof["weights"][i].get<double>(), want[i]->weight);
+      total += want[i]->weight;
+    }
+    EXPECT_DOUBLE_EQ(prof["endValue"].get<double>(), total);
+  }
+}
+
+}  // namespace
+}  // namespace dapprof::formats

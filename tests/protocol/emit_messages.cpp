@@ -1,0 +1,127 @@
+// Writes, one JSON object per line, real messages produced by the protocol library, each tagged
+// with the schema (schemas/<name>.schema.json) it must satisfy: {"schema": name, "message": ...}.
+// test_schemas.py validates them, so the schemas and the C++ encoder cannot drift apart.
+#include <cstdio>
+#include <string>
+
+#include "protocol/batch.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/framing.hpp"
+#include "protocol/messages.hpp"
+#include "random_stacks.hpp"
+
+namespace dapprof::protocol {
+namespace {
+
+int seq = 0;
+
+void emit(std::string_view schema, Json message) {
+  message["seq"] = ++seq;
+  const Json line = {{"schema", schema}, {"message", std::move(message)}};
+  std::puts(dump_json(line).c_str());
+}
+
+Json request(std::string_view command, Json arguments) {
+  Json r = {{"seq", ++seq}, {"type", "request"}, {"command", command}};
+  if (!arguments.is_null()) r["arguments"] = std::move(arguments);
+  return r;
+}
+
+void emit_start_stop() {
+  StartProfilingArguments defaults;
+  const Json start = request(kStartProfiling, to_json(defaults));
+  emit("startProfilingArguments", start);
+  emit("startProfilingResponse",
+       make_response(start, to_json(StartProfilingResponse::from(defaults, 4242, "3.12.1"))));
+
+  auto custom = StartProfilingArguments::parse(Json::parse(
+      R"({"rate": 10000, "native": true, "idle": true, "gil": true, "subprocesses": true,
+          "batchIntervalMs": 5000, "pid": 4243})"));
+  if (!custom) throw std::runtime_error(custom.message());
+  const Json custom_request = request(kStartProfiling, to_json(*custom));
+  emit("startProfilingArguments", custom_request);
+  emit("startProfilingResponse", make_response(custom_request, to_json(StartProfilingResponse::from(
+                                                                   *custom, 4243, "3.8.18"))));
+
+  for (const Json& arguments :
+       {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}},
+        Json{{"outputPath", "/tmp/café/profile.cpuprofile"}, {"format", "cpuprofile"}},
+        Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}}}) {
+    auto parsed = StopProfilingArguments::parse(arguments);
+    if (!parsed) throw std::runtime_error(parsed.message());
+    const Json stop = request(kStopProfiling, to_json(*parsed));
+    emit("stopProfilingArguments", stop);
+    ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path};
+    emit("stopProfilingResponse", make_response(stop, to_json(summary)));
+  }
+}
+
+void emit_errors() {
+  const Json start = request(kStartProfiling, Json::object());
+  const Json stop = request(kStopProfiling, Json::object());
+  emit("profilingErrorResponse", make_error_response(start, errors::no_debuggee()));
+  emit("profilingErrorResponse", make_error_response(start, errors::already_profiling(42)));
+  emit("profilingErrorResponse", make_error_response(stop, errors::not_profiling()));
+  emit("profilingErrorResponse", make_error_response(start, errors::not_in_session(7, 42)));
+  emit("profilingErrorResponse",
+       make_error_response(start, errors::permission_denied(42, "Operation not permitted")));
+  emit("profilingErrorResponse",
+       make_error_response(stop, errors::output_failed("/root/x.json", "Permission denied")));
+  for (auto code : {ErrorCode::Generic, ErrorCode::InvalidArgument, ErrorCode::NoSuchProcess,
+                    ErrorCode::ProcessExited, ErrorCode::PermissionDenied, ErrorCode::NotPython,
+                    ErrorCode::UnsupportedVersion, ErrorCode::TornRead})
+    emit("profilingErrorResponse",
+         make_error_response(start, from_error({"sampler said no (ünïcödé)", code})));
+  auto bad = StartProfilingArguments::parse(Json{{"rate", 0}});
+  emit("profilingErrorResponse", make_error_response(start, from_error(bad.error())));
+}
+
+void emit_data() {
+  testing::RandomStacks random(2024);
+  BatchBuilder builder;
+  std::optional<ProfilingBatch> backlog;
+  for (int b = 0; b < 12; ++b) {
+    for (int i = 0; i < b * 3; ++i)
+      if (auto status = builder.add(random.pid(), random.next()); !status)
+        throw std::runtime_error(status.message());
+    builder.add_errors(static_cast<std::uint64_t>(b % 2));
+    ProfilingBatch batch = builder.take(100.25);
+    if (b % 4 == 1) drop_samples(batch);
+    if (b % 3 == 2) {  // merged with the next one
+      backlog = std::move(batch);
+      continue;
+    }
+    if (backlog) batch = merge(std::move(*backlog), std::move(batch));
+    backlog.reset();
+    emit("profilingData", make_event(kProfilingData, to_json(batch)));
+  }
+}
+
+void emit_stopped() {
+  for (auto reason : {StoppedReason::Requested, StoppedReason::Exited, StoppedReason::Error,
+                      StoppedReason::Disconnected}) {
+    ProfilingStopped stopped{reason,
+                             std::string("ended: ") + std::string(to_string(reason)),
+                             {100, 1000.0, 0, 0, std::nullopt}};
+    emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
+    stopped.message.clear();
+    stopped.summary.output_path = "/tmp/out.speedscope.json";
+    emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
+  }
+}
+
+}  // namespace
+}  // namespace dapprof::protocol
+
+int main() {
+  try {
+    dapprof::protocol::emit_start_stop();
+    dapprof::protocol::emit_errors();
+    dapprof::protocol::emit_data();
+    dapprof::protocol::emit_stopped();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "protocol_emit_messages: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

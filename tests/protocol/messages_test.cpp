@@ -1,0 +1,143 @@
+// Request argument validation, message bodies and DAP envelopes.
+#include "protocol/messages.hpp"
+
+#include <gtest/gtest.h>
+
+#include "protocol/envelope.hpp"
+
+namespace dapprof::protocol {
+namespace {
+
+TEST(StartProfilingArguments, AbsentOrNullArgumentsTakeTheDefaults) {
+  for (const Json& arguments : {Json(), Json::object(), Json{{"rate", nullptr}}}) {
+    auto parsed = StartProfilingArguments::parse(arguments);
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    EXPECT_EQ(parsed->rate, 100);
+    EXPECT_FALSE(parsed->native || parsed->nonblocking || parsed->idle || parsed->gil ||
+                 parsed->subprocesses);
+    EXPECT_EQ(parsed->batch_interval_ms, 100);
+    EXPECT_FALSE(parsed->pid.has_value());
+  }
+}
+
+TEST(StartProfilingArguments, ParsesEveryField) {
+  auto parsed = StartProfilingArguments::parse(Json::parse(R"({"rate": 250.0, "native": true,
+      "idle": true, "gil": true, "subprocesses": true, "batchIntervalMs": 10, "pid": 1234,
+      "futureOption": "ignored"})"));
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->rate, 250);
+  EXPECT_TRUE(parsed->native && parsed->idle && parsed->gil && parsed->subprocesses);
+  EXPECT_FALSE(parsed->nonblocking);
+  EXPECT_EQ(parsed->batch_interval_ms, 10);
+  EXPECT_EQ(parsed->pid, 1234);
+  auto again = StartProfilingArguments::parse(to_json(*parsed));
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(to_json(*again), to_json(*parsed));
+}
+
+TEST(StartProfilingArguments, EachBadFieldGivesAnErrorNamingIt) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"rate": 0})", "'rate' must be between 1 and 10000 samples per second, not 0"},
+      {R"({"rate": 10001})", "'rate'"},
+      {R"({"rate": 99.5})", "'rate' must be a whole number"},
+      {R"({"rate": "fast"})",
+       "'rate' must be an integer between 1 and 10000 samples per second, not string"},
+      {R"({"rate": 18446744073709551615})", "'rate'"},
+      {R"({"native": 1})", "'native' must be true or false, not integer"},
+      {R"({"nonblocking": "yes"})", "'nonblocking'"},
+      {R"({"idle": []})", "'idle'"},
+      {R"({"gil": {}})", "'gil'"},
+      {R"({"subprocesses": 0.5})", "'subprocesses'"},
+      {R"({"batchIntervalMs": 9})", "'batchIntervalMs' must be between 10 and 5000 ms, not 9"},
+      {R"({"batchIntervalMs": 5001})", "'batchIntervalMs'"},
+      {R"({"pid": 0})", "'pid' must be between 1 and"},
+      {R"({"pid": -3})", "'pid'"},
+      {R"({"pid": "123"})", "'pid'"},
+      {R"({"native": true, "nonblocking": true})",
+       "'native' and 'nonblocking' cannot both be true"},
+      {R"([1])", "startProfiling arguments must be a JSON object, not array"},
+  };
+  for (const auto& [json, message] : cases) {
+    auto parsed = StartProfilingArguments::parse(Json::parse(json));
+    ASSERT_FALSE(parsed.ok()) << json;
+    EXPECT_EQ(parsed.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(parsed.message().find(message), std::string::npos)
+        << json << " gave: " << parsed.message();
+  }
+}
+
+TEST(StopProfilingArguments, ValidatesPathAndFormat) {
+  auto none = StopProfilingArguments::parse(Json());
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->output_path);
+  auto both =
+      StopProfilingArguments::parse({{"outputPath", "/tmp/p.json"}, {"format", "cpuprofile"}});
+  ASSERT_TRUE(both.ok());
+  EXPECT_EQ(*both->output_path, "/tmp/p.json");
+  EXPECT_EQ(both->format, ProfileFormat::Cpuprofile);
+  auto path_only = StopProfilingArguments::parse({{"outputPath", "/tmp/p.json"}});
+  ASSERT_TRUE(path_only.ok());
+  EXPECT_EQ(path_only->format, ProfileFormat::Speedscope);
+
+  const std::vector<std::pair<Json, std::string>> cases = {
+      {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
+      {{{"outputPath", 3}}, "'outputPath' must be a string"},
+      {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
+       "'format' must be 'speedscope', 'cpuprofile' or 'collapsed', not 'pprof'"},
+      {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
+  };
+  for (const auto& [json, message] : cases) {
+    auto parsed = StopProfilingArguments::parse(json);
+    ASSERT_FALSE(parsed.ok()) << json.dump();
+    EXPECT_NE(parsed.message().find(message), std::string::npos) << parsed.message();
+  }
+}
+
+TEST(Messages, BodiesHaveTheDocumentedFields) {
+  StartProfilingArguments enabled;
+  enabled.gil = true;
+  const Json start = to_json(StartProfilingResponse::from(enabled, 42, "3.12.1"));
+  EXPECT_EQ(start.dump(), R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
+                          R"("nonblocking":false,"idle":false,"gil":true,"subprocesses":false,)"
+                          R"("batchIntervalMs":100})");
+  ProfilingStopped stopped{
+      StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt}};
+  EXPECT_EQ(to_json(stopped).dump(), R"({"reason":"exited","message":"process 42 exited",)"
+                                     R"("sampleCount":10,"duration":1.5,"errorCount":1,)"
+                                     R"("droppedSampleCount":2})");
+  stopped.summary.output_path = "/tmp/p.json";
+  EXPECT_EQ(to_json(stopped)["outputPath"], "/tmp/p.json");
+}
+
+TEST(Envelope, ResponsesAndEventsAreDapMessages) {
+  const Json request = {{"seq", 12}, {"type", "request"}, {"command", "stopProfiling"}};
+  EXPECT_EQ(make_response(request, {{"sampleCount", 1}}).dump(),
+            R"({"seq":0,"type":"response","request_seq":12,"success":true,)"
+            R"("command":"stopProfiling","body":{"sampleCount":1}})");
+  const Json error = make_error_response(request, errors::not_profiling());
+  EXPECT_EQ(error["success"], false);
+  EXPECT_EQ(error["message"], error["body"]["error"]["format"]);
+  EXPECT_EQ(error["body"]["error"]["id"], 2004);
+  EXPECT_EQ(make_event("profilingStopped", {{"reason", "exited"}})["event"], "profilingStopped");
+  // A malformed request still gets a well-formed response.
+  const Json odd = make_response(Json{{"seq", "x"}, {"command", 5}});
+  EXPECT_EQ(odd["request_seq"], 0);
+  EXPECT_EQ(odd["command"], "");
+}
+
+TEST(Envelope, PermissionErrorsAlwaysSayWhatToDo) {
+  const auto mapped = from_error(
+      {"process_vm_readv on process 7: Operation not permitted", ErrorCode::PermissionDenied});
+  EXPECT_EQ(mapped.id, ProfilingErrorId::PermissionDenied);
+  for (const char* remedy : {"CAP_SYS_PTRACE", "ptrace_scope", "--cap-add=SYS_PTRACE"})
+    EXPECT_NE(mapped.message.find(remedy), std::string::npos) << remedy;
+  // A sampler message that already names the remedy is kept as it is.
+  const Error explained{"denied: grant CAP_SYS_PTRACE", ErrorCode::PermissionDenied};
+  EXPECT_EQ(from_error(explained).message, explained.message);
+  EXPECT_EQ(from_error({"not python", ErrorCode::NotPython}).id, ProfilingErrorId::NotPython);
+  EXPECT_EQ(from_error({"3.7", ErrorCode::UnsupportedVersion}).id,
+            ProfilingErrorId::UnsupportedVersion);
+}
+
+}  // namespace
+}  // namespace dapprof::protocol

@@ -1,0 +1,158 @@
+// ProcessMemory against a real Python child that exposes a buffer of known contents.
+#include "sampler/process/memory.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdint>
+#include <sstream>
+#include <vector>
+
+#include "child.hpp"
+#include "sampler/process/maps.hpp"
+
+namespace dapprof::sampler::process {
+namespace {
+
+using test::Child;
+
+std::uint8_t expected_byte(std::size_t i) { return static_cast<std::uint8_t>((i * 7 + 3) % 251); }
+
+struct BufferChild {
+  Child child{{test::system_python(), test::target_script("buffer.py"), "20000"}};
+  Address buffer = 0;
+  std::size_t size = 0;
+  Address text = 0;
+  BufferChild() {
+    const auto line = child.read_line();
+    if (!line) return;
+    std::istringstream(*line) >> buffer >> size >> text;
+  }
+};
+
+TEST(ProcessMemory, ReadsKnownBufferOfChild) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ASSERT_EQ(c.size, 20000u);
+  ProcessMemory mem(c.child.pid());
+  std::vector<std::uint8_t> got(c.size);
+  auto s = mem.read(c.buffer, got.data(), got.size());  // spans several pages
+  ASSERT_TRUE(s) << s.message();
+  for (std::size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], expected_byte(i)) << "byte " << i;
+
+  auto one = mem.read<std::uint32_t>(c.buffer + 100);
+  ASSERT_TRUE(one) << one.message();
+  std::uint32_t want = 0;
+  for (int i = 3; i >= 0; --i) want = (want << 8) | expected_byte(100 + static_cast<std::size_t>(i));
+  EXPECT_EQ(*one, want);
+
+  auto text = mem.read_cstring(c.text);
+  ASSERT_TRUE(text) << text.message();
+  EXPECT_EQ(*text, "dapprof says hello");
+  auto truncated = mem.read_cstring(c.text, 5);
+  EXPECT_FALSE(truncated);
+}
+
+TEST(ProcessMemory, ReadManyUsesOneSystemCall) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  std::array<std::uint8_t, 16> a{}, b{}, d{};
+  const std::array<ProcessMemory::Chunk, 3> chunks{{{c.buffer, a.data(), a.size()},
+                                                    {c.buffer + 5000, b.data(), b.size()},
+                                                    {c.buffer + 19984, d.data(), d.size()}}};
+  const auto before = mem.syscalls();
+  auto s = mem.read_many(chunks);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(mem.syscalls(), before + 1);
+  for (std::size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(a[i], expected_byte(i));
+    EXPECT_EQ(b[i], expected_byte(5000 + i));
+    EXPECT_EQ(d[i], expected_byte(19984 + i));
+  }
+}
+
+TEST(ProcessMemory, UnmappedAddressIsAGenericError) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  std::uint64_t v = 0;
+  auto s = mem.read(8, &v, sizeof v);  // page 0 is never mapped
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.code(), ErrorCode::Generic);
+
+  // A batch whose last chunk is unmapped is a short read: an error, not a partial success.
+  std::array<std::uint8_t, 16> a{}, b{};
+  const std::array<ProcessMemory::Chunk, 2> chunks{
+      {{c.buffer, a.data(), a.size()}, {8, b.data(), b.size()}}};
+  auto many = mem.read_many(chunks);
+  ASSERT_FALSE(many);
+  EXPECT_EQ(many.code(), ErrorCode::Generic);
+  EXPECT_NE(many.message().find("0x8"), std::string::npos) << many.message();
+}
+
+TEST(ProcessMemory, ExitedProcessIsProcessExited) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  // Killed but not reaped (a zombie), then reaped (the PID is gone).
+  ::kill(c.child.pid(), SIGKILL);
+  c.child.wait_zombie();
+  std::uint64_t v = 0;
+  auto zombie = mem.read(c.buffer, &v, sizeof v);
+  ASSERT_FALSE(zombie);
+  EXPECT_EQ(zombie.code(), ErrorCode::ProcessExited) << zombie.message();
+  c.child.wait();
+  auto reaped = mem.read(c.buffer, &v, sizeof v);
+  ASSERT_FALSE(reaped);
+  EXPECT_EQ(reaped.code(), ErrorCode::ProcessExited) << reaped.message();
+}
+
+TEST(ProcessMemory, UnprivilegedReaderGetsPermissionDeniedWithTheFix) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to switch to another user";
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  // A forked reader that drops to user nobody may not read a root process.
+  const pid_t reader = fork();
+  ASSERT_GE(reader, 0);
+  if (reader == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(10);
+    std::uint64_t v = 0;
+    auto s = ProcessMemory(c.child.pid()).read(c.buffer, &v, sizeof v);
+    if (s) _exit(11);
+    if (s.code() != ErrorCode::PermissionDenied) _exit(12);
+    if (s.message().find("CAP_SYS_PTRACE") == std::string::npos) _exit(13);
+    _exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(reader, &status, 0), reader);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "10: cannot drop privileges, 11: read succeeded, "
+                                       "12: wrong code, 13: message lacks the fix";
+}
+
+TEST(Maps, ListsTheBufferMapping) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  auto maps = read_maps(c.child.pid());
+  ASSERT_TRUE(maps) << maps.message();
+  bool found = false;
+  for (const auto& m : *maps) {
+    if (c.buffer >= m.start && c.buffer < m.end) {
+      found = true;
+      EXPECT_EQ(m.perms.substr(0, 2), "rw");
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Maps, NonExistentProcessIsNoSuchProcess) {
+  auto maps = read_maps(0x7ffffff0);  // above any pid_max
+  ASSERT_FALSE(maps);
+  EXPECT_EQ(maps.code(), ErrorCode::NoSuchProcess);
+}
+
+}  // namespace
+}  // namespace dapprof::sampler::process

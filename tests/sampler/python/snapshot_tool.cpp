@@ -1,0 +1,123 @@
+// Test tool: attaches to a PID with PythonProcess and prints what snapshot() reads, as JSON, for
+// the pytest suite next to it.
+//   sampler_snapshot_tool PID                 one snapshot (JSON object) or {"error", "code"}
+//   sampler_snapshot_tool PID --count N       N snapshots; prints {"ok", "errors": {code: n}}
+//   sampler_snapshot_tool PID --until-exit    samples until the process is gone; prints the
+//                                             counts and the final error code
+//   --nonblocking, --wait-ms MS, --time       (--time adds CPU microseconds per snapshot)
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <ctime>
+#include <iostream>
+#include <map>
+
+#include "sampler/sampler.hpp"
+
+namespace {
+
+using dapprof::ErrorCode;
+using Json = nlohmann::ordered_json;
+
+const char* code_name(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::Generic: return "Generic";
+    case ErrorCode::InvalidArgument: return "InvalidArgument";
+    case ErrorCode::NoSuchProcess: return "NoSuchProcess";
+    case ErrorCode::ProcessExited: return "ProcessExited";
+    case ErrorCode::PermissionDenied: return "PermissionDenied";
+    case ErrorCode::NotPython: return "NotPython";
+    case ErrorCode::UnsupportedVersion: return "UnsupportedVersion";
+    case ErrorCode::TornRead: return "TornRead";
+  }
+  return "?";
+}
+
+Json to_json(const dapprof::sampler::Snapshot& snap, const std::string& version) {
+  Json threads = Json::array();
+  for (const auto& t : snap.threads) {
+    Json frames = Json::array();
+    for (const auto& f : t.frames) {
+      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
+    }
+    threads.push_back({{"thread_id", t.thread_id},
+                       {"os_thread_id", t.os_thread_id},
+                       {"name", t.name},
+                       {"status", t.status()},
+                       {"owns_gil", t.owns_gil},
+                       {"active", t.active},
+                       {"frames", std::move(frames)}});
+  }
+  return {{"pid", snap.pid}, {"python_version", version}, {"threads", std::move(threads)}};
+}
+
+double cpu_us() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Prints PythonProcess snapshots of a process as JSON"};
+  pid_t pid = 0;
+  int count = 0;
+  int wait_ms = 0;
+  bool nonblocking = false;
+  bool until_exit = false;
+  bool time = false;
+  app.add_option("pid", pid)->required();
+  app.add_option("--count", count);
+  app.add_option("--wait-ms", wait_ms);
+  app.add_flag("--nonblocking", nonblocking);
+  app.add_flag("--until-exit", until_exit);
+  app.add_flag("--time", time);
+  CLI11_PARSE(app, argc, argv);
+
+  dapprof::sampler::AttachOptions options;
+  options.nonblocking = nonblocking;
+  options.wait_for_interpreter = std::chrono::milliseconds(wait_ms);
+  auto process = dapprof::sampler::PythonProcess::attach(pid, options);
+  if (!process) {
+    std::cout << Json{{"error", process.message()}, {"code", code_name(process.code())}}.dump()
+              << "\n";
+    return 2;
+  }
+  auto& p = **process;
+  if (count == 0 && !until_exit) {
+    const double start = cpu_us();
+    auto snap = p.snapshot();
+    const double used = cpu_us() - start;
+    if (!snap) {
+      std::cout << Json{{"error", snap.message()}, {"code", code_name(snap.code())}}.dump() << "\n";
+      return 2;
+    }
+    Json out = to_json(*snap, p.python_version());
+    if (time) out["cpu_us"] = used;
+    std::cout << out.dump() << "\n";
+    return 0;
+  }
+  std::map<std::string, int> errors;
+  int ok = 0;
+  std::string last_code;
+  const double start = cpu_us();
+  for (int i = 0; until_exit || i < count; ++i) {
+    auto snap = p.snapshot();
+    if (snap) {
+      ++ok;
+      continue;
+    }
+    last_code = code_name(snap.code());
+    ++errors[last_code];
+    if (snap.code() == ErrorCode::ProcessExited) break;
+    if (until_exit && errors[last_code] > 100000) break;  // never spin forever
+  }
+  Json out{{"python_version", p.python_version()}, {"ok", ok}, {"errors", errors},
+           {"last_error", last_code}, {"exited", p.exited()}};
+  if (time && ok + static_cast<int>(errors.size()) > 0) {
+    out["cpu_us_per_snapshot"] = (cpu_us() - start) / std::max(1, count ? count : ok);
+  }
+  std::cout << out.dump() << "\n";
+  return 0;
+}

@@ -1,0 +1,237 @@
+"""PythonProcess against real CPython processes: each fixture of tests/fixtures runs under each
+installed interpreter, reports its own stacks (sys._current_frames()), and the sampler's reading
+from outside (sampler_snapshot_tool) must match them exactly."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import INTERPRETERS, MISSING, ROOT
+
+FIXTURES = ROOT / "tests" / "fixtures"
+LAYOUTS = ROOT / "tools" / "layouts" / "generate.py"
+GENERATED = ROOT / "src" / "sampler" / "python" / "layouts_generated.cpp"
+
+by_interp = pytest.mark.parametrize("interp", INTERPRETERS, ids=str)
+
+
+class Target:
+    """A fixture process; reads its ready line (ground truth), kills it on exit."""
+
+    def __init__(self, interp, script, *args):
+        self.proc = subprocess.Popen([interp.path, str(FIXTURES / script), *map(str, args)],
+                                     stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        self.truth = None
+
+    def ready(self):
+        line = self.proc.stdout.readline()  # the fixture gives up after 60 s itself
+        assert line, f"fixture exited with {self.proc.wait()}"
+        self.truth = json.loads(line)
+        return self.truth
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def snapshot(tool, pid, *args, check=True):
+    out = subprocess.run([tool, str(pid), *args], capture_output=True, text=True,
+                         encoding="utf-8", timeout=120)
+    result = json.loads(out.stdout)
+    if check:
+        assert out.returncode == 0 and "error" not in result, result
+    return result
+
+
+def compare_with_truth(snap, truth):
+    """Every thread the fixture reported must be read with exactly its frames and name."""
+    threads = {t["thread_id"]: t for t in snap["threads"]}
+    for expected in truth["threads"]:
+        if expected["name"] == "reporter":
+            continue
+        got = threads.get(expected["ident"])
+        assert got is not None, f"thread {expected['name']} not in the snapshot"
+        assert got["name"] == expected["name"]
+        if expected["native_id"]:
+            assert got["os_thread_id"] == expected["native_id"], expected["name"]
+        frames = [[f["function"], f["file"], f["line"]] for f in got["frames"]]
+        assert frames == expected["frames"], f"thread {expected['name']}"
+    return {t["name"]: t for t in snap["threads"]}
+
+
+@by_interp
+def test_threads_states_names_and_qualnames(tool, interp):
+    with Target(interp, "threads.py") as target:
+        truth = target.ready()
+        snap = snapshot(tool, truth["pid"])
+        assert snap["python_version"] == truth["version"]
+        named = compare_with_truth(snap, truth)
+        assert named["spinner"]["status"] == "active+gil"
+        assert named["spinner"]["owns_gil"]
+        for idle in ("sleeper", "pipe-reader", "MainThread"):
+            assert named[idle]["status"] == "idle", idle
+            assert not named[idle]["owns_gil"], idle
+        top = named["spinner"]["frames"][0]["function"]
+        expected = "spin_forever"
+        assert top == expected
+        second = named["spinner"]["frames"][1]["function"]
+        assert second == ("Worker.spin.<locals>.inner" if interp.version >= (3, 11) else "inner")
+        assert named["sleeper"]["frames"][0]["function"] == (
+            "Worker.nap" if interp.version >= (3, 11) else "nap")
+
+
+@by_interp
+def test_deep_recursion(tool, interp):
+    with Target(interp, "deep.py", 1500) as target:
+        truth = target.ready()
+        snap = snapshot(tool, truth["pid"])
+        named = compare_with_truth(snap, truth)
+        frames = named["MainThread"]["frames"]
+        assert sum(f["function"] == "recurse" for f in frames) == 1501
+        assert frames[0]["function"] == "bottom"
+
+
+@by_interp
+def test_many_threads(tool, interp):
+    with Target(interp, "many_threads.py", 60) as target:
+        truth = target.ready()
+        snap = snapshot(tool, truth["pid"])
+        named = compare_with_truth(snap, truth)
+        assert {f"worker-{i}" for i in range(60)} <= set(named)
+        assert all(not t["active"] for t in snap["threads"] if t["name"].startswith("worker-"))
+
+
+@by_interp
+def test_generators_and_coroutines(tool, interp):
+    with Target(interp, "async_gen.py") as target:
+        truth = target.ready()
+        snap = snapshot(tool, truth["pid"])
+        named = compare_with_truth(snap, truth)
+        assert [f["function"] for f in named["generator"]["frames"][:2]] == ["numbers", "consume"]
+        main = [f["function"] for f in named["MainThread"]["frames"]]
+        assert main[:2] == ["inner", "outer"]
+
+
+@by_interp
+def test_non_ascii_names_and_exec(tool, interp):
+    directory = tempfile.mkdtemp(prefix="dapprof-names-")
+    try:
+        with Target(interp, "names.py", directory) as target:
+            truth = target.ready()
+            snap = snapshot(tool, truth["pid"])
+            named = compare_with_truth(snap, truth)
+            top = named["nonascii"]["frames"][0]
+            assert top["function"] == "gr\u00f6\u00dfe_\u8a08\u7b97"
+            assert top["file"].endswith("/m\u00f6dul_\u6a21\u5757.py")
+            assert named["exec"]["frames"][0]["file"] == "<string>"
+            main = named["MainThread"]["frames"][0]["function"]
+            assert main == ("Outer.method.<locals>.nested" if interp.version >= (3, 11)
+                            else "nested")
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def busy(interp, *args):
+    target = Target(interp, "busy.py", *args)
+    target.ready()
+    return target
+
+
+@by_interp
+def test_nonblocking_busy_target_never_crashes(tool, interp):
+    with busy(interp) as target:
+        result = snapshot(tool, target.truth["pid"], "--nonblocking", "--count", "200")
+        errors = result["errors"]
+        assert result["ok"] + sum(errors.values()) == 200
+        assert set(errors) <= {"TornRead"}, errors
+        print(f"{interp}: nonblocking 200 snapshots of a busy target: {result['ok']} ok, "
+              f"{errors.get('TornRead', 0)} torn")
+
+
+@by_interp
+def test_blocking_busy_target_reads_consistently(tool, interp):
+    with busy(interp) as target:
+        result = snapshot(tool, target.truth["pid"], "--count", "50")
+        assert result["ok"] == 50, result
+
+
+@by_interp
+@pytest.mark.parametrize("mode", [[], ["--nonblocking"]], ids=["blocking", "nonblocking"])
+def test_target_exiting_while_sampled(tool, interp, mode):
+    with busy(interp, 1.0) as target:
+        result = snapshot(tool, target.truth["pid"], "--until-exit", *mode)
+        assert result["last_error"] == "ProcessExited", result
+        assert result["exited"]
+        assert set(result["errors"]) <= {"ProcessExited", "TornRead"}, result
+        assert result["ok"] > 0
+
+
+@by_interp
+def test_waits_for_a_starting_interpreter(tool, interp):
+    proc = subprocess.Popen([interp.path, "-c", "import time; time.sleep(30)"])
+    try:
+        snap = snapshot(tool, proc.pid, "--wait-ms", "20000")
+        assert snap["python_version"] == ".".join(map(str, interp.version))
+        assert snap["threads"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_not_python(tool):
+    proc = subprocess.Popen(["sleep", "100"])
+    try:
+        time.sleep(0.1)
+        result = snapshot(tool, proc.pid, check=False)
+        assert result["code"] == "NotPython"
+        assert f"process {proc.pid} (sleep) is not a CPython process" in result["error"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_no_such_process(tool):
+    proc = subprocess.Popen(["true"])
+    proc.wait()  # reaped: this PID is free (and very unlikely to be reused this soon)
+    result = snapshot(tool, proc.pid, check=False)
+    assert result["code"] == "NoSuchProcess", result
+
+
+
+def test_unsupported_version_is_named(tool):
+    root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()
+    old = sorted(Path(root, "versions").glob("3.7.*/bin/python3")) if root else []
+    if not old:
+        pytest.skip("no CPython 3.7 installed to stand for an unsupported version")
+    proc = subprocess.Popen([str(old[-1]), "-c", "import time; time.sleep(30)"])
+    try:
+        result = snapshot(tool, proc.pid, "--wait-ms", "20000", check=False)
+        assert result["code"] == "UnsupportedVersion", result
+        assert "3.7." in result["error"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_layout_tables_match_every_interpreters_headers():
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if not cc:
+        pytest.skip("no C compiler to regenerate the layout tables")
+    out = subprocess.run([sys.executable, str(LAYOUTS), "--check", str(GENERATED),
+                          *[i.path for i in INTERPRETERS]], capture_output=True, text=True)
+    print(out.stdout)
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_every_supported_version_is_installed():
+    if MISSING:
+        pytest.skip("not installed here: " + ", ".join(MISSING))

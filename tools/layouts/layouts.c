@@ -1,0 +1,182 @@
+/* Prints the offsets and sizes of the CPython internals dapprof's sampler reads, for the
+ * interpreter whose headers this file is compiled against (with -DPy_BUILD_CORE). One
+ * "name value" line per field; generate.py turns the output of every version into C++. */
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <frameobject.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#if PY_VERSION_HEX < 0x03090000
+#include <internal/pycore_pystate.h>
+#else
+#include <internal/pycore_interp.h>
+#include <internal/pycore_runtime.h>
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+#include <internal/pycore_dict.h>
+#include <internal/pycore_frame.h>
+#endif
+#if PY_VERSION_HEX >= 0x030C0000
+#include <internal/pycore_gil.h>
+#endif
+
+#if PY_VERSION_HEX < 0x030B0000
+/* Objects/dict-common.h is not installed before 3.11; its layout (3.8-3.10) mirrored here. */
+typedef Py_ssize_t (*dict_lookup_func)(void *, PyObject *, Py_hash_t, PyObject **);
+struct mirror_dict_keys {
+  Py_ssize_t dk_refcnt;
+  Py_ssize_t dk_size;
+  dict_lookup_func dk_lookup;
+  Py_ssize_t dk_usable;
+  Py_ssize_t dk_nentries;
+  char dk_indices[];
+};
+struct mirror_dict_entry {
+  Py_hash_t me_hash;
+  PyObject *me_key;
+  PyObject *me_value;
+};
+#endif
+
+#define P(name, value) printf("%s %lu\n", name, (unsigned long)(value))
+
+int main(void) {
+  P("version_hex", PY_VERSION_HEX);
+
+  /* _PyRuntimeState */
+  P("runtime.interpreters_head", offsetof(_PyRuntimeState, interpreters.head));
+#if PY_VERSION_HEX < 0x030C0000
+  P("runtime.tstate_current", offsetof(_PyRuntimeState, gilstate.tstate_current));
+#endif
+
+  /* PyInterpreterState */
+  P("interp.next", offsetof(PyInterpreterState, next));
+#if PY_VERSION_HEX < 0x030B0000
+  P("interp.threads_head", offsetof(PyInterpreterState, tstate_head));
+#else
+  P("interp.threads_head", offsetof(PyInterpreterState, threads.head));
+#endif
+#if PY_VERSION_HEX < 0x030C0000
+  P("interp.modules", offsetof(PyInterpreterState, modules));
+#else
+  P("interp.modules", offsetof(PyInterpreterState, imports.modules));
+  P("interp.ceval_gil", offsetof(PyInterpreterState, ceval.gil));
+  P("gil.locked", offsetof(struct _gil_runtime_state, locked));
+  P("gil.last_holder", offsetof(struct _gil_runtime_state, last_holder));
+#endif
+
+  /* PyThreadState */
+  P("tstate.size", sizeof(PyThreadState));
+  P("tstate.next", offsetof(PyThreadState, next));
+  P("tstate.interp", offsetof(PyThreadState, interp));
+#if PY_VERSION_HEX < 0x030B0000
+  P("tstate.frame", offsetof(PyThreadState, frame));
+#elif PY_VERSION_HEX < 0x030D0000
+  P("tstate.cframe", offsetof(PyThreadState, cframe));
+  P("cframe.current_frame", offsetof(_PyCFrame, current_frame));
+#else
+  P("tstate.current_frame", offsetof(PyThreadState, current_frame));
+#endif
+  P("tstate.thread_id", offsetof(PyThreadState, thread_id));
+#if PY_VERSION_HEX >= 0x030B0000
+  P("tstate.native_thread_id", offsetof(PyThreadState, native_thread_id));
+#endif
+
+  /* Frames */
+#if PY_VERSION_HEX < 0x030B0000
+  P("frame.size", sizeof(PyFrameObject));
+  P("frame.previous", offsetof(PyFrameObject, f_back));
+  P("frame.code", offsetof(PyFrameObject, f_code));
+  P("frame.lasti", offsetof(PyFrameObject, f_lasti));
+#else
+  P("frame.size", offsetof(struct _PyInterpreterFrame, localsplus));
+  P("frame.previous", offsetof(struct _PyInterpreterFrame, previous));
+#if PY_VERSION_HEX < 0x030D0000
+  P("frame.code", offsetof(struct _PyInterpreterFrame, f_code));
+  P("frame.instr", offsetof(struct _PyInterpreterFrame, prev_instr));
+#else
+  P("frame.code", offsetof(struct _PyInterpreterFrame, f_executable));
+  P("frame.instr", offsetof(struct _PyInterpreterFrame, instr_ptr));
+#endif
+  P("frame.owner", offsetof(struct _PyInterpreterFrame, owner));
+#endif
+
+  /* PyCodeObject */
+  P("code.size", sizeof(PyCodeObject));
+  P("code.name", offsetof(PyCodeObject, co_name));
+  P("code.filename", offsetof(PyCodeObject, co_filename));
+  P("code.firstlineno", offsetof(PyCodeObject, co_firstlineno));
+#if PY_VERSION_HEX < 0x030A0000
+  P("code.linetable", offsetof(PyCodeObject, co_lnotab));
+#else
+  P("code.linetable", offsetof(PyCodeObject, co_linetable));
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+  P("code.qualname", offsetof(PyCodeObject, co_qualname));
+  P("code.code_adaptive", offsetof(PyCodeObject, co_code_adaptive));
+  P("code.firsttraceable", offsetof(PyCodeObject, _co_firsttraceable));
+#endif
+
+  /* Strings, bytes, ints */
+  P("unicode.length", offsetof(PyASCIIObject, length));
+  P("unicode.state", offsetof(PyASCIIObject, state));
+  P("unicode.ascii_size", sizeof(PyASCIIObject));
+  P("unicode.compact_size", sizeof(PyCompactUnicodeObject));
+  P("bytes.size", offsetof(PyVarObject, ob_size));
+  P("bytes.sval", offsetof(PyBytesObject, ob_sval));
+#if PY_VERSION_HEX < 0x030C0000
+  P("long.size", offsetof(PyVarObject, ob_size));
+#else
+  P("long.size", offsetof(PyLongObject, long_value.lv_tag));
+#endif
+#if PY_VERSION_HEX < 0x030C0000
+  P("long.digit", offsetof(PyLongObject, ob_digit));
+#else
+  P("long.digit", offsetof(PyLongObject, long_value.ob_digit));
+#endif
+
+  /* Objects, types, modules */
+  P("object.type", offsetof(PyObject, ob_type));
+  P("type.basicsize", offsetof(PyTypeObject, tp_basicsize));
+  P("type.dictoffset", offsetof(PyTypeObject, tp_dictoffset));
+  P("type.flags", offsetof(PyTypeObject, tp_flags));
+#if PY_VERSION_HEX >= 0x030B0000
+  P("heaptype.cached_keys", offsetof(PyHeapTypeObject, ht_cached_keys));
+#endif
+
+  /* Dicts */
+  P("dict.used", offsetof(PyDictObject, ma_used));
+  P("dict.keys", offsetof(PyDictObject, ma_keys));
+  P("dict.values", offsetof(PyDictObject, ma_values));
+#if PY_VERSION_HEX < 0x030B0000
+  P("keys.size", offsetof(struct mirror_dict_keys, dk_size));
+  P("keys.nentries", offsetof(struct mirror_dict_keys, dk_nentries));
+  P("keys.indices", offsetof(struct mirror_dict_keys, dk_indices));
+  P("keys.entry_size", sizeof(struct mirror_dict_entry));
+#else
+  P("keys.log2_size", offsetof(PyDictKeysObject, dk_log2_size));
+  P("keys.log2_index_bytes", offsetof(PyDictKeysObject, dk_log2_index_bytes));
+  P("keys.kind", offsetof(PyDictKeysObject, dk_kind));
+  P("keys.nentries", offsetof(PyDictKeysObject, dk_nentries));
+  P("keys.indices", offsetof(PyDictKeysObject, dk_indices));
+  P("keys.entry_size", sizeof(PyDictKeyEntry));
+  P("keys.unicode_entry_size", sizeof(PyDictUnicodeEntry));
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+  P("values.values", offsetof(PyDictValues, values));
+  /* Checks on how the sampler indexes the _Py_DebugOffsets copy it reads from the target. */
+  P("debug.size", sizeof(_Py_DebugOffsets));
+  P("debug.interpreters_head", offsetof(_Py_DebugOffsets, runtime_state.interpreters_head));
+  P("debug.gil_holder", offsetof(_Py_DebugOffsets, interpreter_state.gil_runtime_state_holder));
+  P("debug.native_thread_id", offsetof(_Py_DebugOffsets, thread_state.native_thread_id));
+  P("debug.frame_owner", offsetof(_Py_DebugOffsets, interpreter_frame.owner));
+  P("debug.code_adaptive", offsetof(_Py_DebugOffsets, code_object.co_code_adaptive));
+  P("debug.type_flags", offsetof(_Py_DebugOffsets, type_object.tp_flags));
+  P("debug.dict_values", offsetof(_Py_DebugOffsets, dict_object.ma_values));
+  P("debug.long_digit", offsetof(_Py_DebugOffsets, long_object.ob_digit));
+  P("debug.bytes_sval", offsetof(_Py_DebugOffsets, bytes_object.ob_sval));
+  P("debug.unicode_ascii_size", offsetof(_Py_DebugOffsets, unicode_object.asciiobject_size));
+#endif
+  return 0;
+}
