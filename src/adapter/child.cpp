@@ -1,16 +1,15 @@
 #include "adapter/child.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <spawn.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 extern char** environ;
 
@@ -80,7 +79,8 @@ void Reaper::escalate(pid_t pid, int signal, std::chrono::milliseconds grace) {
   const int next = signal == 0 ? SIGTERM : SIGKILL;
   timer->async_wait([this, pid, next, grace](const asio::error_code& ec) {
     if (ec) return;
-    spdlog::debug("child {} still running, sending {}", pid, next == SIGTERM ? "SIGTERM" : "SIGKILL");
+    spdlog::debug("child {} still running, sending {}", pid,
+                  next == SIGTERM ? "SIGTERM" : "SIGKILL");
     escalate(pid, next, grace);
   });
 }
@@ -153,7 +153,8 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
   if (argv.empty()) return Error{"no adapter command to run", ErrorCode::InvalidArgument};
   Pipe in, out;
   if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0)
-    return Error{fmt::format("cannot create pipes for the debug adapter: {}", std::strerror(errno))};
+    return Error{
+        fmt::format("cannot create pipes for the debug adapter: {}", std::strerror(errno))};
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);

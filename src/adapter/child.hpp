@@ -4,6 +4,7 @@
 // A released child that does not exit by itself is escalated: SIGTERM, then SIGKILL.
 #include <sys/types.h>
 
+#include <asio.hpp>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -11,8 +12,6 @@
 #include <mutex>
 #include <string>
 #include <vector>
-
-#include <asio.hpp>
 
 #include "common/result.hpp"
 

@@ -1,8 +1,8 @@
 #include "adapter/handlers.hpp"
 
-#include <unordered_map>
-
 #include <spdlog/spdlog.h>
+
+#include <unordered_map>
 
 #include "adapter/envelope.hpp"
 #include "adapter/session.hpp"
@@ -29,9 +29,8 @@ Disposition start_profiling(Session& session, Json& request) {
                           "again",
                           kErrorAlreadyProfiling);
   } else {
-    auto started =
-        session.profiler().start(object_field(request, "arguments"), session.debuggee(),
-                                 session.event_sink());
+    auto started = session.profiler().start(object_field(request, "arguments"), session.debuggee(),
+                                            session.event_sink());
     if (started) {
       session.set_profiling(true);
       session.respond(request, std::move(*started));

@@ -1,8 +1,8 @@
 #include "adapter/options.hpp"
 
-#include <charconv>
-
 #include <fmt/format.h>
+
+#include <charconv>
 
 namespace dapprof::adapter {
 

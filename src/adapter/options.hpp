@@ -20,18 +20,18 @@ struct HostPort {
 Result<HostPort> parse_host_port(const std::string& text);
 
 struct UpstreamOptions {
-  std::string python = "python3";             // runs `PYTHON -m debugpy.adapter`
-  std::optional<HostPort> connect;            // instead: a debugpy that listens
-  std::vector<std::string> adapter_command;   // instead: this argv (benchmarks, other adapters)
-  std::vector<std::string> env;               // extra KEY=VALUE for the spawned adapter
+  std::string python = "python3";            // runs `PYTHON -m debugpy.adapter`
+  std::optional<HostPort> connect;           // instead: a debugpy that listens
+  std::vector<std::string> adapter_command;  // instead: this argv (benchmarks, other adapters)
+  std::vector<std::string> env;              // extra KEY=VALUE for the spawned adapter
 };
 
 struct Options {
   UpstreamOptions upstream;
   std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
-  std::string log_file;         // empty: stderr
+  std::string log_file;  // empty: stderr
   std::string log_level = "info";
-  std::string trace_dap;        // empty: no trace
+  std::string trace_dap;  // empty: no trace
   // serve only
   std::string listen = "127.0.0.1:4711";
   bool allow_remote = false;

@@ -1,7 +1,6 @@
 #include "adapter/runtime.hpp"
 
 #include <signal.h>
-
 #include <spdlog/spdlog.h>
 
 namespace dapprof::adapter {
@@ -15,10 +14,7 @@ constexpr auto kShutdownDeadline = std::chrono::milliseconds(4000);
 }  // namespace
 
 Runtime::Runtime(const Options& options)
-    : options_(options),
-      reaper_(io_),
-      stop_signals_(io_, SIGINT, SIGTERM),
-      shutdown_timer_(io_) {
+    : options_(options), reaper_(io_), stop_signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
   // A peer that goes away mid-write must be an error code, not a dead daemon.
   ::signal(SIGPIPE, SIG_IGN);
   connector_ = make_upstream_connector(options_.upstream, reaper_, options_.max_message_size);
@@ -46,8 +42,8 @@ std::shared_ptr<Session> Runtime::start_session(int client_read_fd, int client_w
   config.max_message_size = options_.max_message_size;
   config.connector = connector_;
   config.trace = trace_;
-  auto session = Session::create(asio::make_strand(io_), client_read_fd, client_write_fd,
-                                 std::move(config));
+  auto session =
+      Session::create(asio::make_strand(io_), client_read_fd, client_write_fd, std::move(config));
   const auto id = session->id();
   // Set after creation: the callback needs the id, and must not own the session.
   session->set_on_end([this, id, on_end = std::move(on_end)] {

@@ -1,12 +1,11 @@
 #pragma once
 // What every daemon mode shares: the io_context (one I/O thread), the child reaper, the live
 // sessions, and an orderly shutdown on SIGINT/SIGTERM (sessions ended, adapters reaped, exit 0).
+#include <asio.hpp>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
-
-#include <asio.hpp>
 
 #include "adapter/child.hpp"
 #include "adapter/options.hpp"

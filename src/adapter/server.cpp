@@ -1,12 +1,11 @@
 #include "adapter/server.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "adapter/runtime.hpp"
 
@@ -51,29 +50,30 @@ class Server {
   const tcp::endpoint& endpoint() const { return endpoint_; }
 
   void accept() {
-    acceptor_.async_accept(asio::make_strand(runtime_.io()), [this](const asio::error_code& ec,
-                                                                    tcp::socket socket) {
-      if (ec == asio::error::operation_aborted || !acceptor_.is_open()) return;
-      if (ec) {
-        // Out of fds, typically: wait a little instead of spinning.
-        spdlog::error("accept failed: {}", ec.message());
-        retry_.expires_after(std::chrono::milliseconds(100));
-        retry_.async_wait([this](const asio::error_code& e) {
-          if (!e) accept();
-        });
-        return;
-      }
-      asio::error_code ignored;
-      const auto peer = socket.remote_endpoint(ignored);
-      const int fd = ::dup(socket.native_handle());
-      socket.close(ignored);
-      if (fd >= 0) {
-        auto session = runtime_.start_session(fd, fd);
-        spdlog::info("session {}: client {}:{} connected", session->id(),
-                     peer.address().to_string(), peer.port());
-      }
-      accept();
-    });
+    acceptor_.async_accept(asio::make_strand(runtime_.io()),
+                           [this](const asio::error_code& ec, tcp::socket socket) {
+                             if (ec == asio::error::operation_aborted || !acceptor_.is_open())
+                               return;
+                             if (ec) {
+                               // Out of fds, typically: wait a little instead of spinning.
+                               spdlog::error("accept failed: {}", ec.message());
+                               retry_.expires_after(std::chrono::milliseconds(100));
+                               retry_.async_wait([this](const asio::error_code& e) {
+                                 if (!e) accept();
+                               });
+                               return;
+                             }
+                             asio::error_code ignored;
+                             const auto peer = socket.remote_endpoint(ignored);
+                             const int fd = ::dup(socket.native_handle());
+                             socket.close(ignored);
+                             if (fd >= 0) {
+                               auto session = runtime_.start_session(fd, fd);
+                               spdlog::info("session {}: client {}:{} connected", session->id(),
+                                            peer.address().to_string(), peer.port());
+                             }
+                             accept();
+                           });
   }
 
  private:
@@ -103,15 +103,16 @@ Status check_listen_address(const std::string& host, bool allow_remote) {
   if (!address) return address.error();
   if (address->is_loopback()) return Ok{};
   if (!allow_remote)
-    return Error{fmt::format(
-                     "refusing to listen on non-loopback address {}: a DAP client can make the "
-                     "debugger run arbitrary code. Use 127.0.0.1 (and an SSH tunnel for remote "
-                     "access), or pass --allow-remote if this network is trusted",
-                     host),
-                 ErrorCode::PermissionDenied};
-  spdlog::warn("listening on non-loopback address {} (--allow-remote): anyone who can connect "
-               "can run code through the debugger",
-               host);
+    return Error{
+        fmt::format("refusing to listen on non-loopback address {}: a DAP client can make the "
+                    "debugger run arbitrary code. Use 127.0.0.1 (and an SSH tunnel for remote "
+                    "access), or pass --allow-remote if this network is trusted",
+                    host),
+        ErrorCode::PermissionDenied};
+  spdlog::warn(
+      "listening on non-loopback address {} (--allow-remote): anyone who can connect "
+      "can run code through the debugger",
+      host);
   return Ok{};
 }
 

@@ -1,12 +1,11 @@
 #include "adapter/session.hpp"
 
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <sys/wait.h>
 
 #include <atomic>
 #include <exception>
-
-#include <fmt/format.h>
-#include <spdlog/spdlog.h>
 
 #include "adapter/envelope.hpp"
 #include "adapter/handlers.hpp"
@@ -222,7 +221,7 @@ void Session::on_upstream_closed(const std::string& error) {
   child_exit_grace_.cancel();
   if (!error.empty())
     spdlog::error("session {}: debug adapter: {}; ending the session", id_, error);
-  else if (disconnect_requested_)
+  else if (disconnect_requested_ || !client_open_)
     spdlog::info("session {}: debug adapter finished", id_);
   else
     spdlog::warn("session {}: debug adapter closed the connection unexpectedly", id_);
@@ -249,14 +248,18 @@ void Session::on_child_exit(int status) {
   child_exit_grace_.expires_after(kChildExitGrace);
   child_exit_grace_.async_wait([self = shared_from_this(), status](const asio::error_code& ec) {
     if (ec) return;
-    self->on_upstream_closed(
-        self->disconnect_requested_ ? std::string{}
-                                    : fmt::format("it exited ({})", describe_status(status)));
+    self->on_upstream_closed(self->disconnect_requested_
+                                 ? std::string{}
+                                 : fmt::format("it exited ({})", describe_status(status)));
   });
 }
 
 void Session::close_client_after_flush() {
-  if (client_open_) client_->close_write_when_flushed();
+  if (!client_open_) return;
+  // Once the client has everything, a session without its adapter has nothing left to do.
+  client_->close_write_when_flushed([weak = weak_from_this()] {
+    if (auto self = weak.lock(); self && !self->upstream_open_) self->force_close();
+  });
 }
 
 void Session::shutdown() {

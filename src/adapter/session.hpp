@@ -23,9 +23,9 @@ class Session : public std::enable_shared_from_this<Session> {
   struct Config {
     std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
     UpstreamConnector connector;
-    ProfilerFactory profiler_factory;      // default: make_unavailable_profiler
-    std::shared_ptr<TraceWriter> trace;    // may be null
-    std::function<void()> on_end;          // runs on the strand once both sides are closed
+    ProfilerFactory profiler_factory;    // default: make_unavailable_profiler
+    std::shared_ptr<TraceWriter> trace;  // may be null
+    std::function<void()> on_end;        // runs on the strand once both sides are closed
   };
 
   // Takes ownership of the client's fds (equal for a socket).

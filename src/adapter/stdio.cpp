@@ -1,9 +1,8 @@
 #include "adapter/stdio.hpp"
 
 #include <fcntl.h>
-#include <unistd.h>
-
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include "adapter/runtime.hpp"
 

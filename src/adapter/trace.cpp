@@ -1,10 +1,10 @@
 #include "adapter/trace.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "protocol/framing.hpp"
 

@@ -2,11 +2,10 @@
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <spdlog/spdlog.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <spdlog/spdlog.h>
 
 namespace dapprof::adapter {
 namespace {
@@ -54,9 +53,8 @@ void Channel::do_read() {
   read_in_flight_ = true;
   in_.async_read_some(asio::buffer(read_buffer_),
                       asio::bind_executor(executor_, [self = shared_from_this()](
-                                                         const asio::error_code& ec, std::size_t n) {
-                        self->on_read(ec, n);
-                      }));
+                                                         const asio::error_code& ec,
+                                                         std::size_t n) { self->on_read(ec, n); }));
 }
 
 void Channel::on_read(const asio::error_code& ec, std::size_t n) {
@@ -126,6 +124,8 @@ void Channel::do_write() {
           self->write_closed_ = true;
           self->queue_.clear();
           self->queued_bytes_ = 0;
+          if (auto then = std::move(self->on_write_closed_))
+            asio::post(self->executor_, std::move(then));
           return;
         }
         self->do_write();
@@ -136,8 +136,12 @@ void Channel::do_write() {
     asio::async_write(in_, buffers, std::move(handler));
 }
 
-void Channel::close_write_when_flushed() {
-  if (closed_ || write_closed_) return;
+void Channel::close_write_when_flushed(std::function<void()> then) {
+  if (closed_ || write_closed_) {
+    if (then) asio::post(executor_, std::move(then));
+    return;
+  }
+  on_write_closed_ = std::move(then);
   close_write_pending_ = true;
   if (!write_in_flight_ && queue_.empty()) shutdown_write();
 }
@@ -150,6 +154,7 @@ void Channel::shutdown_write() {
     out_->close(ignored);
   else if (is_socket_)
     ::shutdown(in_.native_handle(), SHUT_WR);
+  if (auto then = std::move(on_write_closed_)) asio::post(executor_, std::move(then));
 }
 
 void Channel::close() {
@@ -163,6 +168,7 @@ void Channel::close() {
   on_message_ = nullptr;
   on_closed_ = nullptr;
   on_drained_ = nullptr;
+  on_write_closed_ = nullptr;
 }
 
 void Channel::pause_reading() { paused_ = true; }

@@ -3,6 +3,7 @@
 // a pair of pipes (the spawned adapter's stdin/stdout, or our own stdio). Wire format lives in
 // protocol/framing; session logic lives in Session. All callbacks run on the given executor
 // (the session's strand).
+#include <asio.hpp>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -10,8 +11,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <asio.hpp>
 
 #include "protocol/framing.hpp"
 
@@ -41,8 +40,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   // Queues one frame; frames are written whole and in order, one write outstanding at a time.
   void send(const Json& message);
   void send_frame(std::string frame);
-  // Half-close once everything queued is written: EOF for the peer (stdin of a child).
-  void close_write_when_flushed();
+  // Half-close once everything queued is written: EOF for the peer (stdin of a child). `then`
+  // runs (on the executor) once that has happened.
+  void close_write_when_flushed(std::function<void()> then = {});
   // Closes both directions now; pending writes are dropped. Idempotent.
   void close();
   // Flow control: stop issuing reads while the other side's write queue is too long.
@@ -71,6 +71,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   OnMessage on_message_;
   OnClosed on_closed_;
   std::function<void()> on_drained_;
+  std::function<void()> on_write_closed_;
   std::deque<std::string> queue_;
   std::vector<std::string> writing_;
   std::size_t queued_bytes_ = 0;

@@ -1,9 +1,8 @@
 #include "adapter/upstream.hpp"
 
-#include <unistd.h>
-
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 namespace dapprof::adapter {
 namespace {
@@ -22,8 +21,8 @@ void spawn_adapter(const UpstreamOptions& options, Reaper& reaper, std::size_t m
   }
   Upstream upstream;
   upstream.description = fmt::format("debug adapter '{}' (pid {})", argv[0], (*child)->pid());
-  upstream.channel = Channel::create(strand, pipes.from_child, pipes.to_child, "debug adapter",
-                                     max_message_size);
+  upstream.channel =
+      Channel::create(strand, pipes.from_child, pipes.to_child, "debug adapter", max_message_size);
   upstream.child = std::move(*child);
   ready(std::move(upstream));
 }
@@ -31,7 +30,12 @@ void spawn_adapter(const UpstreamOptions& options, Reaper& reaper, std::size_t m
 // Resolve + connect with a deadline; the state lives as long as the pending operations.
 struct Connect : std::enable_shared_from_this<Connect> {
   Connect(Channel::Executor s, HostPort t, std::size_t max, UpstreamReady r)
-      : strand(s), resolver(s), socket(s), timer(s), target(std::move(t)), max_size(max),
+      : strand(s),
+        resolver(s),
+        socket(s),
+        timer(s),
+        target(std::move(t)),
+        max_size(max),
         ready(std::move(r)) {}
 
   void run() {
@@ -45,21 +49,22 @@ struct Connect : std::enable_shared_from_this<Connect> {
         target.host, std::to_string(target.port),
         [self = shared_from_this()](const asio::error_code& ec, tcp::resolver::results_type r) {
           if (self->done) return;
-          if (ec) return self->fail(fmt::format("cannot resolve '{}': {}", self->target.host,
-                                                ec.message()));
-          asio::async_connect(self->socket, r,
-                              [self](const asio::error_code& e, const tcp::endpoint&) {
-                                self->connected(e);
-                              });
+          if (ec)
+            return self->fail(
+                fmt::format("cannot resolve '{}': {}", self->target.host, ec.message()));
+          asio::async_connect(
+              self->socket, r,
+              [self](const asio::error_code& e, const tcp::endpoint&) { self->connected(e); });
         });
   }
 
   void connected(const asio::error_code& ec) {
     if (done) return;
     if (ec)
-      return fail(fmt::format("cannot connect to debugpy at {}:{}: {} (is the program running "
-                              "with debugpy.listen on that address?)",
-                              target.host, target.port, ec.message()));
+      return fail(
+          fmt::format("cannot connect to debugpy at {}:{}: {} (is the program running "
+                      "with debugpy.listen on that address?)",
+                      target.host, target.port, ec.message()));
     done = true;
     timer.cancel();
     // The channel owns plain fds; hand over a duplicate and let the socket object go.

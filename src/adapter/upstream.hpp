@@ -20,8 +20,8 @@ struct Upstream {
 using UpstreamReady = std::function<void(Result<Upstream>)>;
 // Establishes a session's upstream. Runs on the session's strand and calls `ready` there, once.
 // on_child_exit (spawned adapters only) runs on the io_context when the child has exited.
-using UpstreamConnector =
-    std::function<void(Channel::Executor strand, Reaper::OnExit on_child_exit, UpstreamReady ready)>;
+using UpstreamConnector = std::function<void(Channel::Executor strand, Reaper::OnExit on_child_exit,
+                                             UpstreamReady ready)>;
 
 // The argv that `options` asks for: adapter_command, else PYTHON -m debugpy.adapter.
 std::vector<std::string> adapter_argv(const UpstreamOptions& options);

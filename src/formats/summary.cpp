@@ -54,7 +54,7 @@ std::string format_summary(const Summary& summary, std::size_t limit) {
   };
   const std::string header = fmt::format("  {:>7} {:>7} {:>8} {:>8}  {}\n", "%Own", "%Total",
                                          "OwnSmpl", "TotSmpl", "Function (file)");
-  std::string out = fmt::format("Top functions by own samples (of {}):\n", std::llround(
+  std::string out = fmt::format("Top functions by own samples (of {} thread samples):\n", std::llround(
                                                                             summary.samples));
   out += header;
   auto by_self = summary.functions;

@@ -24,8 +24,8 @@ struct ThreadInfo {
   ThreadId id = 0;  // the TID, also sent as osThreadId
   pid_t pid = 0;
   std::string name;  // empty if unknown
-  std::uint64_t python_thread_id =
-      0;  // threading.get_ident(), sent as a decimal string; 0: unknown
+  // threading.get_ident(), sent as a decimal string (it exceeds 2^53); 0: unknown
+  std::uint64_t python_thread_id = 0;
   bool operator==(const ThreadInfo&) const = default;
 };
 

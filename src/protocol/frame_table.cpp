@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <xxhash.h>
 
+#include <algorithm>
+
 namespace dapprof::protocol {
 
 std::string frame_key(const sampler::Frame& frame) {
@@ -36,8 +38,7 @@ std::size_t FrameTable::FrameHasher::operator()(const sampler::Frame& frame) con
 }
 
 FrameTable::FrameTable(unsigned id_bits, HashFunction hash)
-    : mask_(id_bits >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << id_bits) - 1),
-      hash_(std::move(hash)) {}
+    : mask_((std::uint64_t{1} << std::clamp(id_bits, 1u, 63u)) - 1), hash_(std::move(hash)) {}
 
 Result<FrameTable::Interned> FrameTable::intern(const sampler::Frame& frame) {
   if (const auto it = by_frame_.find(frame); it != by_frame_.end())

@@ -17,8 +17,8 @@ using FrameId = std::uint64_t;
 
 inline constexpr unsigned kFrameIdBits = 53;  // Number.MAX_SAFE_INTEGER == 2^53 - 1
 
-// The bytes that identify a frame and are hashed (documented in docs/PROFILING.md, so clients
-// may recompute IDs): file NUL line NUL function, plus NUL "native" NUL module for native frames.
+// The bytes that identify a frame and are hashed (documented in docs/PROFILING.md, part of the
+// protocol): file NUL line NUL function, plus NUL "native" NUL module for native frames.
 std::string frame_key(const sampler::Frame& frame);
 
 // XXH3 64-bit of the key with the given seed.
@@ -34,6 +34,7 @@ class FrameTable {
     bool is_new = false;  // first time this frame is seen in this run: send it in newFrames
   };
 
+  // id_bits is clamped to 1..63; only tests use anything but 53.
   explicit FrameTable(unsigned id_bits = kFrameIdBits, HashFunction hash = xxh3_frame_hash);
 
   // The frame's ID. Seed 0 first; if that ID already belongs to a different frame, seeds 1, 2, ...

@@ -2,12 +2,14 @@
 // stacks and threads that were sampled, in order, also when batches are merged or dropped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <ostream>
 #include <random>
 #include <set>
 #include <string>
 #include <variant>
 
+#include "protocol/backlog.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/framing.hpp"
@@ -140,6 +142,51 @@ TEST(RoundTrip, MergedAndDroppedBatchesKeepOrderFramesAndCountDrops) {
   EXPECT_EQ(client.decoder.error_count(), 60u);  // sum of b % 3 for b < 60
   EXPECT_DOUBLE_EQ(client.decoder.duration_ms(), 60 * 50.0);
   EXPECT_EQ(client.decoder.frame_count(), builder.frame_table().size());
+}
+
+TEST(Backlog, KeepsTheNewestSamplesAndEveryDefinition) {
+  // Each sample's innermost frame names its sequence number, so the test can tell which arrived.
+  testing::RandomStacks random(5);
+  std::mt19937_64 rng(6);
+  BatchBuilder builder;
+  Backlog backlog(40);
+  StreamDecoder decoder;
+  int produced = 0;
+  std::vector<int> pushed_since_take, received_all;
+  for (int round = 0; round < 200; ++round) {
+    const int n = static_cast<int>(rng() % 25);
+    for (int i = 0; i < n; ++i) {
+      auto thread = random.next(20);
+      thread.frames.insert(thread.frames.begin(), {"sample", "/seq.py", produced, false, ""});
+      ASSERT_TRUE(builder.add(random.pid(), thread).ok());
+      pushed_since_take.push_back(produced++);
+    }
+    backlog.push(builder.take(10));
+    if (rng() % 5 != 0) continue;  // the client is busy
+    auto batch = backlog.take();
+    ASSERT_TRUE(batch.has_value());
+    EXPECT_TRUE(backlog.empty());
+    auto samples = decoder.decode(to_json(*batch));
+    ASSERT_TRUE(samples.ok()) << samples.message();
+    std::vector<int> received;
+    for (const auto& s : *samples) received.push_back(s.stack.back().line);
+    // What arrives is the newest part of what was pushed, in order, within the bound or from a
+    // single batch larger than it.
+    ASSERT_LE(received.size(), pushed_since_take.size());
+    EXPECT_TRUE(std::equal(received.rbegin(), received.rend(), pushed_since_take.rbegin()));
+    EXPECT_EQ(batch->dropped_sample_count, pushed_since_take.size() - received.size());
+    received_all.insert(received_all.end(), received.begin(), received.end());
+    pushed_since_take.clear();
+  }
+  if (auto rest = backlog.take()) {
+    ASSERT_TRUE(decoder.decode(to_json(*rest)).ok());
+  }
+  EXPECT_GT(backlog.dropped_total(), 0u);
+  EXPECT_EQ(decoder.dropped_sample_count(), backlog.dropped_total());
+  EXPECT_EQ(decoder.sample_count() + decoder.dropped_sample_count(),
+            static_cast<std::uint64_t>(produced));
+  EXPECT_EQ(decoder.frame_count(), builder.frame_table().size());
+  EXPECT_TRUE(std::is_sorted(received_all.begin(), received_all.end()));
 }
 
 TEST(BatchBuilder, EventBodyMatchesTheDebugpyProposalShape) {

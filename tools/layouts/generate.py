@@ -61,6 +61,7 @@ def render(tables: dict[tuple[int, int], tuple[str, list[tuple[str, int]]]]) -> 
         "",
         "namespace dapprof::sampler::python {",
         "namespace {",
+        "// clang-format off",
     ]
     for (major, minor), (version, fields) in sorted(tables.items()):
         lines.append(f"// Measured on CPython {version}.")
@@ -73,6 +74,7 @@ def render(tables: dict[tuple[int, int], tuple[str, list[tuple[str, int]]]]) -> 
         lines.append(f'    {{{major}, {minor}, "{version}", k{major}_{minor}}},')
     lines += [
         "};",
+        "// clang-format on",
         "}  // namespace",
         "",
         "std::span<const GeneratedLayout> generated_layouts() { return kLayouts; }",

@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <memory>
+#include <string>
 
 #include "sampler/cli/options.hpp"
 
@@ -17,6 +18,19 @@ void log_to_stderr() {
     spdlog::set_default_logger(spdlog::stderr_logger_mt("dapprof-sampler"));
   }
 }
+
+// CLI11's PositiveNumber prints the whole double range in its message; this says it plainly.
+const CLI::Validator kPositive(
+    [](std::string& value) -> std::string {
+      try {
+        std::size_t used = 0;
+        const double v = std::stod(value, &used);
+        if (used == value.size() && v > 0) return {};
+      } catch (const std::exception&) {
+      }
+      return "must be a positive number, not '" + value + "'";
+    },
+    "POSITIVE");
 
 void add_dump(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<DumpOptions>();
@@ -52,9 +66,9 @@ void add_record(CLI::App& app, int& exit_code) {
   pid->excludes(command);
   record->add_option("-r,--rate", options->rate, "Samples per second")
       ->default_val(100)
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   record->add_option("-d,--duration", options->duration, "Seconds to record (default: unlimited)")
-      ->check(CLI::PositiveNumber);
+      ->check(kPositive);
   record->add_option("-o,--output", options->output,
                      "Output file (default: <program or pid>-<time>.<extension>)");
   record->add_option("-f,--format", options->format, "Output format")

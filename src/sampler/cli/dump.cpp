@@ -26,7 +26,7 @@ void print_text(const PythonProcess& proc, const Snapshot& snap) {
   fmt::print("Process {}: {}\n", proc.pid(), cmd.empty() ? "?" : cmd);
   fmt::print("Python v{}{}\n", proc.python_version(), exe.empty() ? "" : " (" + exe + ")");
   for (const auto& t : snap.threads) {
-    fmt::print("\nThread {:#X} ({})", t.thread_id, t.status());
+    fmt::print("\nThread 0x{:X} ({})", t.thread_id, t.status());
     if (!t.name.empty()) fmt::print(": \"{}\"", t.name);
     fmt::print("\n");
     for (const auto& f : t.frames) fmt::print("    {}\n", frame_text(f));

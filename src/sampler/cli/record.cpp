@@ -159,7 +159,7 @@ int run_record(const RecordOptions& o) {
   }
 
   fmt::print("dapprof> Sampling process {} at {} samples per second{}. Press Control-C to stop.\n",
-             pid, o.rate, o.duration > 0 ? fmt::format(" for {} seconds", o.duration) : "");
+             pid, o.rate, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
   std::fflush(stdout);
 
   const auto deadline =
@@ -175,7 +175,7 @@ int run_record(const RecordOptions& o) {
       if (rec.stopped.load()) break;
       if (child && child->poll()) break;  // the sampler notices too; no need to wait for it
       if (now >= deadline) {
-        why = fmt::format("{} seconds elapsed", o.duration);
+        why = fmt::format("{}s elapsed", o.duration);
         break;
       }
       const auto stats = (*sampler)->stats();

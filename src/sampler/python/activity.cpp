@@ -11,12 +11,16 @@ struct Waiter {
 };
 
 constexpr Waiter kWaiters[] = {
-    {"threading.py", "wait"},           {"threading.py", "Condition.wait"},
-    {"threading.py", "Event.wait"},     {"threading.py", "_wait_for_tstate_lock"},
+    {"threading.py", "wait"},
+    {"threading.py", "Condition.wait"},
+    {"threading.py", "Event.wait"},
+    {"threading.py", "_wait_for_tstate_lock"},
     {"threading.py", "Thread._wait_for_tstate_lock"},
-    {"selectors.py", "select"},         {"selectors.py", "EpollSelector.select"},
+    {"selectors.py", "select"},
+    {"selectors.py", "EpollSelector.select"},
     {"selectors.py", "_PollLikeSelector.select"},
-    {"socket.py", "accept"},            {"socket.py", "socket.accept"},
+    {"socket.py", "accept"},
+    {"socket.py", "socket.accept"},
 };
 
 std::string_view basename(std::string_view path) {

@@ -28,9 +28,14 @@ struct CodeInfo {
   std::vector<std::uint8_t> linetable;
   int first_traceable = 0;  // 3.11+: _co_firsttraceable (code units)
 
+  // Memoised: the same few instructions of a code object are sampled over and over.
   int line_at(LineTableFormat format, std::int64_t byte_offset) const {
-    return line_for_offset(format, linetable, first_line, byte_offset);
+    if (auto it = lines.find(byte_offset); it != lines.end()) return it->second;
+    const int line = line_for_offset(format, linetable, first_line, byte_offset);
+    if (lines.size() < 256) lines.emplace(byte_offset, line);
+    return line;
   }
+  mutable std::unordered_map<std::int64_t, int> lines;
 };
 
 class CodeCache {

@@ -12,11 +12,11 @@
 namespace dapprof::sampler::python {
 
 struct Interpreter {
-  std::string binary;     // the ELF file holding _PyRuntime
-  Address runtime = 0;    // address of _PyRuntime in the target
+  std::string binary;   // the ELF file holding _PyRuntime
+  Address runtime = 0;  // address of _PyRuntime in the target
   int major = 0;
   int minor = 0;
-  std::string version;    // "3.11.7" (or "3.9" if the micro version could not be read)
+  std::string version;  // "3.11.7" (or "3.9" if the micro version could not be read)
   TypeAddresses types;
 };
 

@@ -116,8 +116,7 @@ std::string missing_fields(const Layout& l) {
     if (n == "runtime.tstate_current" && l.at_least(3, 12)) continue;
     if ((n == "interp.ceval_gil" || n.starts_with("gil.")) && !l.at_least(3, 12)) continue;
     if (n == "tstate.frame" && !old_frames) continue;
-    if ((n == "tstate.cframe" || n == "cframe.current_frame") &&
-        (old_frames || l.at_least(3, 13)))
+    if ((n == "tstate.cframe" || n == "cframe.current_frame") && (old_frames || l.at_least(3, 13)))
       continue;
     if (n == "tstate.current_frame" && !l.at_least(3, 13)) continue;
     if (n == "frame.lasti" && !old_frames) continue;

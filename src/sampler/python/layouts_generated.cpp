@@ -4,6 +4,7 @@
 
 namespace dapprof::sampler::python {
 namespace {
+// clang-format off
 // Measured on CPython 3.8.18.
 constexpr LayoutField k3_8[] = {
     {"runtime.interpreters_head", 32},
@@ -303,6 +304,7 @@ constexpr GeneratedLayout kLayouts[] = {
     {3, 12, "3.12.1", k3_12},
     {3, 13, "3.13.0", k3_13},
 };
+// clang-format on
 }  // namespace
 
 std::span<const GeneratedLayout> generated_layouts() { return kLayouts; }

@@ -8,9 +8,9 @@
 namespace dapprof::sampler::python {
 namespace {
 
-constexpr std::uint64_t kMaxEntries = 1 << 16;      // dicts we read are small
-constexpr std::uint64_t kMaxBytes = 16 << 20;       // line tables
-constexpr std::uint64_t kTpflagsManagedDict = 1 << 4;  // 3.11+
+constexpr std::uint64_t kMaxEntries = 1 << 16;          // dicts we read are small
+constexpr std::uint64_t kMaxBytes = 16 << 20;           // line tables
+constexpr std::uint64_t kTpflagsManagedDict = 1 << 4;   // 3.11+
 constexpr std::uint64_t kTpflagsInlineValues = 1 << 2;  // 3.13+
 
 template <typename T>
@@ -36,7 +36,7 @@ Result<Address> Objects::type_of(Address object) const {
 }
 
 Result<std::string> Objects::str(Address object) const {
-  if (object == 0) return torn("NULL str");
+  if (!plausible(object)) return torn("implausible str address");
   // The header of a short ASCII string can be smaller than PyCompactUnicodeObject: read the
   // larger size first, the smaller one if that crossed into unmapped memory.
   std::vector<std::byte> header(l_.unicode_compact_size);
@@ -60,6 +60,7 @@ Result<std::string> Objects::str(Address object) const {
 }
 
 Result<std::vector<std::uint8_t>> Objects::bytes(Address object) const {
+  if (!plausible(object)) return torn("implausible bytes address");
   std::vector<std::byte> header(l_.bytes_sval);
   if (auto s = mem_.read(object, header.data(), header.size()); !s) return as_torn(s.error());
   if (types_.bytes && load<Address>(header, l_.object_type) != types_.bytes) {
@@ -77,6 +78,7 @@ Result<std::vector<std::uint8_t>> Objects::bytes(Address object) const {
 }
 
 Result<std::uint64_t> Objects::unsigned_int(Address object) const {
+  if (!plausible(object)) return torn("implausible int address");
   std::vector<std::byte> buf(l_.long_digit + 3 * sizeof(std::uint32_t));
   if (auto s = mem_.read(object, buf.data(), buf.size()); !s) return as_torn(s.error());
   if (types_.long_ && load<Address>(buf, l_.object_type) != types_.long_) {
@@ -102,6 +104,7 @@ Result<std::uint64_t> Objects::unsigned_int(Address object) const {
 }
 
 Result<std::vector<Objects::Item>> Objects::keys_items(Address keys, Address values) const {
+  if (!plausible(keys) || (values && !plausible(values))) return torn("implausible dict table");
   std::vector<std::byte> header(l_.keys_indices);
   if (auto s = mem_.read(keys, header.data(), header.size()); !s) return as_torn(s.error());
   const auto nentries = load<std::int64_t>(header, l_.keys_nentries);
@@ -146,6 +149,7 @@ Result<std::vector<Objects::Item>> Objects::keys_items(Address keys, Address val
 }
 
 Result<std::vector<Objects::Item>> Objects::dict_items(Address dict) const {
+  if (!plausible(dict)) return torn("implausible dict address");
   std::vector<std::byte> header(l_.dict_values + 8);
   if (auto s = mem_.read(dict, header.data(), header.size()); !s) return as_torn(s.error());
   if (types_.dict && load<Address>(header, l_.object_type) != types_.dict) {
@@ -170,8 +174,10 @@ Result<Address> Objects::dict_lookup(Address dict, std::string_view key) const {
 }
 
 Result<Address> Objects::instance_attribute(Address object, std::string_view name) const {
+  if (!plausible(object)) return torn("implausible object address");
   auto type = type_of(object);
   if (!type) return type.error();
+  if (!plausible(*type)) return torn("implausible type address");
   const std::uint64_t type_bytes =
       l_.heaptype_cached_keys != kAbsent ? l_.heaptype_cached_keys + 8 : l_.type_flags + 8;
   std::vector<std::byte> t(std::max(type_bytes, l_.type_dictoffset + 8));

@@ -24,6 +24,13 @@ struct TypeAddresses {
   Address long_ = 0;
 };
 
+// Could `address` point at a Python object or frame? (user-space x86-64, 8-byte aligned.) A
+// pointer read from a running target that fails this is torn; checking it first keeps garbage
+// from turning into huge reads or arithmetic overflow.
+inline bool plausible(Address address) {
+  return address >= 4096 && address < (Address{1} << 47) && address % 8 == 0;
+}
+
 // A read error as seen by the stack walker: unmapped addresses become TornRead (the process is
 // alive, so the pointer was stale); process exit and permission errors keep their code.
 Error as_torn(const Error& e);

@@ -3,6 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
+#include <cstring>
 #include <optional>
 #include <thread>
 #include <unordered_map>
@@ -22,6 +24,7 @@ namespace dapprof::sampler {
 namespace {
 
 using python::Address;
+using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
 
@@ -67,7 +70,15 @@ class PythonProcessImpl final : public PythonProcess {
 
   Result<Snapshot> snapshot() override {
     if (exited()) return exited_error();
-    auto snap = take();
+    Result<Snapshot> snap = Error{};
+    try {
+      snap = take();
+    } catch (const std::exception& e) {
+      // Nothing read from a running target may bring the profiler down; a bug that throws
+      // (bad_alloc from an absurd size, an iostream error in /proc) is one failed sample.
+      snap = Error{fmt::format("snapshot of process {} failed: {}", pid_, e.what()),
+                   options_.nonblocking ? ErrorCode::TornRead : ErrorCode::Generic};
+    }
     if (!snap && (snap.code() == ErrorCode::ProcessExited || exited())) {
       exited_ = true;
       return exited_error();
@@ -97,40 +108,61 @@ class PythonProcessImpl final : public PythonProcess {
       pause.emplace(std::move(*p));
     }
 
-    auto head = memory_.read_pointer(interp_.runtime + layout_.runtime_interpreters_head);
-    if (!head) return python::as_torn(head.error());
+    // Batched: the interpreter list head and (3.8-3.11) the GIL holder, then per interpreter
+    // its thread list head, successor and (3.12+) GIL.
+    Address head = 0;
+    Address runtime_holder = 0;
+    std::vector<Chunk> chunks{{interp_.runtime + layout_.runtime_interpreters_head, &head, 8}};
+    if (layout_.runtime_tstate_current != python::kAbsent) {
+      chunks.push_back({interp_.runtime + layout_.runtime_tstate_current, &runtime_holder, 8});
+    }
+    if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
     std::unordered_set<Address> seen;
-    for (Address interp = *head; interp != 0;) {
+    for (Address interp = head; interp != 0;) {
       if (seen.size() >= kMaxInterpreters || !seen.insert(interp).second) {
         return Error{"interpreter list cycle", ErrorCode::TornRead};
       }
-      if (auto s = read_interpreter(interp, running, snap); !s) return s.error();
-      auto next = memory_.read_pointer(interp + layout_.interp_next);
-      if (!next) return python::as_torn(next.error());
-      interp = *next;
+      InterpreterWords words;
+      if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
+      if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
+      if (auto s = read_interpreter(interp, words, running, snap); !s) return s.error();
+      interp = words.next;
     }
     return snap;
   }
 
-  Result<Address> gil_holder(Address interp) const {
-    if (layout_.runtime_tstate_current != python::kAbsent) {
-      return memory_.read_pointer(interp_.runtime + layout_.runtime_tstate_current);
+  struct InterpreterWords {
+    Address threads_head = 0;
+    Address next = 0;
+    Address gil = 0;
+    Address gil_holder = 0;  // 0 if the GIL is not held
+  };
+
+  Status read_words(Address interp, InterpreterWords& w) const {
+    std::vector<Chunk> chunks{{interp + layout_.interp_threads_head, &w.threads_head, 8},
+                              {interp + layout_.interp_next, &w.next, 8}};
+    if (layout_.interp_ceval_gil != python::kAbsent) {
+      chunks.push_back({interp + layout_.interp_ceval_gil, &w.gil, 8});
     }
-    auto gil = memory_.read_pointer(interp + layout_.interp_ceval_gil);
-    if (!gil) return gil.error();
-    if (*gil == 0) return Address{0};
-    auto locked = memory_.read<int>(*gil + layout_.gil_locked);
-    if (!locked) return locked.error();
-    if (!*locked) return Address{0};
-    return memory_.read_pointer(*gil + layout_.gil_last_holder);
+    if (auto s = memory_.read_many(chunks); !s) return s;
+    if (w.gil == 0) return Ok{};
+    // 3.12+: the GIL's `locked` flag and `last_holder`, in one read of that part of the struct.
+    const std::uint64_t lo = std::min(layout_.gil_locked, layout_.gil_last_holder);
+    const std::uint64_t hi = std::max(layout_.gil_locked, layout_.gil_last_holder) + 8;
+    std::array<std::byte, 64> buf{};
+    if (hi - lo > buf.size()) return Error{"GIL layout out of range", ErrorCode::TornRead};
+    if (auto s = memory_.read(w.gil + lo, buf.data(), hi - lo); !s) return s;
+    int locked = 0;
+    std::memcpy(&locked, buf.data() + (layout_.gil_locked - lo), sizeof locked);
+    if (locked) std::memcpy(&w.gil_holder, buf.data() + (layout_.gil_last_holder - lo), 8);
+    return Ok{};
   }
 
-  Status read_interpreter(Address interp, const std::unordered_map<pid_t, bool>& running,
-                          Snapshot& snap) {
-    auto threads = walker_.threads(interp);
+  Status read_interpreter(Address interp, const InterpreterWords& words,
+                          const std::unordered_map<pid_t, bool>& running, Snapshot& snap) {
+    auto threads = walker_.threads(interp, words.threads_head);
     if (!threads) return threads.error();
-    auto holder = gil_holder(interp);
-    if (!holder) return python::as_torn(holder.error());
+    const Address holder = words.gil_holder;
 
     std::vector<std::uint64_t> ids;
     for (const auto& t : *threads) ids.push_back(t.thread_id);
@@ -150,9 +182,9 @@ class PythonProcessImpl final : public PythonProcess {
       stack.thread_id = t.thread_id;
       stack.os_thread_id = tids[i];
       stack.name = names_.name(t.thread_id);
-      stack.owns_gil = *holder != 0 && *holder == t.tstate;
+      stack.owns_gil = holder != 0 && holder == t.tstate;
       if (t.top_frame) {
-        auto frames = walker_.walk(t.top_frame);
+        auto frames = walker_.walk(t.tstate, t.top_frame);
         if (!frames) return frames.error();
         stack.frames = std::move(*frames);
       }
@@ -196,8 +228,8 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
     if (auto s = python::apply_debug_offsets(*layout, debug); !s) return s.error();
   }
   if (auto missing = python::missing_fields(*layout); !missing.empty()) {
-    return Error{fmt::format("internal error: the Python {} layout lacks {}", interp->version,
-                             missing)};
+    return Error{
+        fmt::format("internal error: the Python {} layout lacks {}", interp->version, missing)};
   }
   auto head = memory.read_pointer(interp->runtime + layout->runtime_interpreters_head);
   if (!head) return head.error();

@@ -24,16 +24,15 @@ Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
 
 }  // namespace
 
-Result<std::vector<RawThread>> StackWalker::threads(Address interp) const {
+Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head) const {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
-  auto head = mem.read_pointer(interp + l.interp_threads_head);
-  if (!head) return as_torn(head.error());
   std::vector<RawThread> out;
   std::vector<std::byte> buf(l.tstate_size);
   std::unordered_set<Address> seen;
-  for (Address t = *head; t != 0;) {
+  for (Address t = head; t != 0;) {
     if (out.size() >= kMaxThreads || !seen.insert(t).second) return torn("thread list cycle");
+    if (!plausible(t)) return torn("implausible thread state address");
     if (auto s = mem.read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
     if (field<Address>(buf.data(), l.tstate_interp) != interp) {
       return torn("thread state of another interpreter");
@@ -68,11 +67,37 @@ Result<std::vector<RawThread>> StackWalker::threads(Address interp) const {
   return out;
 }
 
+static std::uint64_t frame_read_size(const Layout& l) {
+  if (l.at_least(3, 11)) return l.frame_size;
+  return std::max({l.frame_previous, l.frame_code, l.frame_lasti}) + 8;  // not all 368 bytes
+}
+
+void StackWalker::prefetch(Address thread) {
+  prefetched_.clear();
+  auto it = previous_chain_.find(thread);
+  if (it == previous_chain_.end() || it->second.empty()) return;
+  const std::uint64_t size = frame_read_size(objects_.layout());
+  prefetch_.resize(it->second.size() * size);
+  std::vector<process::ProcessMemory::Chunk> chunks;
+  for (std::size_t i = 0; i < it->second.size(); ++i) {
+    chunks.push_back({it->second[i], prefetch_.data() + i * size, size});
+  }
+  // A frame freed since may be unmapped: then the batch fails and frames are read one by one.
+  if (!objects_.memory().read_many(chunks)) return;
+  for (std::size_t i = 0; i < it->second.size(); ++i) prefetched_.emplace(it->second[i], i * size);
+}
+
 Status StackWalker::read_frame(Address frame, std::byte* out) {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
-  const std::uint64_t size = l.frame_size;
-  if (!l.at_least(3, 11)) return mem.read(frame, out, size);
+  const std::uint64_t size = frame_read_size(l);
+  if (!l.at_least(3, 11)) {
+    if (auto it = prefetched_.find(frame); it != prefetched_.end()) {
+      std::memcpy(out, prefetch_.data() + it->second, size);
+      return Ok{};
+    }
+    return mem.read(frame, out, size);
+  }
   if (frame >= window_start_ && frame + size <= window_start_ + window_.size()) {
     std::memcpy(out, window_.data() + (frame - window_start_), size);
     return Ok{};
@@ -93,19 +118,23 @@ Status StackWalker::read_frame(Address frame, std::byte* out) {
   return mem.read(frame, out, size);
 }
 
-Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame) {
+Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Address top_frame) {
   const Layout& l = objects_.layout();
   const bool new_frames = l.at_least(3, 11);
   std::vector<RawFrame> frames;
-  std::vector<std::byte> buf(l.frame_size);
+  std::vector<std::byte> buf(frame_read_size(l));
   window_.clear();
   window_start_ = 0;
+  std::vector<Address> addresses;
+  if (!new_frames) prefetch(thread);
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
       break;
     }
+    if (!plausible(f)) return torn("implausible frame address");
     if (auto s = read_frame(f, buf.data()); !s) return as_torn(s.error());
+    if (!new_frames) addresses.push_back(f);
     RawFrame rf;
     rf.code = field<Address>(buf.data(), l.frame_code);
     if (new_frames) {
@@ -119,19 +148,24 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame)
     if (!(new_frames && l.at_least(3, 12) && rf.owner == kOwnedByCStack)) frames.push_back(rf);
     f = previous;
   }
+  if (!new_frames) {
+    if (previous_chain_.size() > 4 * kMaxThreads) previous_chain_.clear();
+    previous_chain_[thread] = std::move(addresses);
+  }
   return frames;
 }
 
-Result<std::vector<Frame>> StackWalker::walk(Address top_frame) {
+Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) {
   const Layout& l = objects_.layout();
-  auto raw = chain(top_frame);
+  auto raw = chain(thread, top_frame);
   if (!raw) return raw.error();
 
   // One batched read of the headers of every distinct code object on the stack.
   std::unordered_map<Address, std::size_t> index;
   std::vector<Address> codes;
   for (const auto& rf : *raw) {
-    if (rf.code && index.emplace(rf.code, codes.size()).second) codes.push_back(rf.code);
+    if (!plausible(rf.code)) return torn("implausible code object address");
+    if (index.emplace(rf.code, codes.size()).second) codes.push_back(rf.code);
   }
   std::vector<std::byte> headers(codes.size() * l.code_size);
   std::vector<process::ProcessMemory::Chunk> chunks;
@@ -144,7 +178,6 @@ Result<std::vector<Frame>> StackWalker::walk(Address top_frame) {
   frames.reserve(raw->size());
   const Address code_type = objects_.types().code;
   for (const auto& rf : *raw) {
-    if (!rf.code) return torn("frame without code");
     const std::span<const std::byte> header(headers.data() + index[rf.code] * l.code_size,
                                             l.code_size);
     if (code_type && field<Address>(header.data(), l.object_type) != code_type) {

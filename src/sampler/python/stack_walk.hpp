@@ -7,6 +7,7 @@
 // Frames not yet started (incomplete) and the C-stack shim frames of 3.12+ are skipped, as
 // CPython's own traceback code does.
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "common/result.hpp"
@@ -33,19 +34,24 @@ class StackWalker {
   StackWalker(const Objects& objects, CodeCache& codes, bool nonblocking)
       : objects_(objects), codes_(codes), nonblocking_(nonblocking) {}
 
-  // All thread states of the interpreter at `interp`, newest first.
-  Result<std::vector<RawThread>> threads(Address interp) const;
-  // Frames innermost first.
-  Result<std::vector<Frame>> walk(Address top_frame);
+  // All thread states of the interpreter at `interp`, newest first, from its list head.
+  Result<std::vector<RawThread>> threads(Address interp, Address head) const;
+  // Frames innermost first. `thread` (the thread state's address) keys what is remembered of
+  // the thread's previous stack to read it faster.
+  Result<std::vector<Frame>> walk(Address thread, Address top_frame);
 
  private:
   struct RawFrame {
     Address code = 0;
-    Address instr = 0;     // 3.11+: current instruction pointer
+    Address instr = 0;       // 3.11+: current instruction pointer
     std::int64_t lasti = 0;  // 3.8-3.10: f_lasti
     std::uint8_t owner = 0;
   };
-  Result<std::vector<RawFrame>> chain(Address top_frame);
+  Result<std::vector<RawFrame>> chain(Address thread, Address top_frame);
+  // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes little
+  // between samples, so the frames of its previous stack are read in one batch first and used
+  // wherever the chain still passes through them.
+  void prefetch(Address thread);
   // Reads a frame struct, from a window of the stack read in one go where possible (3.11+ frames
   // are contiguous in the thread's data stack, older frames below newer ones).
   Status read_frame(Address frame, std::byte* out);
@@ -55,6 +61,9 @@ class StackWalker {
   bool nonblocking_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
+  std::unordered_map<Address, std::vector<Address>> previous_chain_;  // by thread state
+  std::unordered_map<Address, std::size_t> prefetched_;               // frame -> offset
+  std::vector<std::byte> prefetch_;
 };
 
 }  // namespace dapprof::sampler::python

@@ -5,11 +5,16 @@ namespace dapprof::sampler::python {
 void ThreadNames::update(Address interp, const std::vector<std::uint64_t>& thread_ids) {
   const auto now = std::chrono::steady_clock::now();
   bool unknown = false;
-  for (auto id : thread_ids) unknown = unknown || !names_.contains(id);
+  for (auto id : thread_ids) unknown = unknown || (!names_.contains(id) && !unnamed_.contains(id));
   const auto age = now - last_refresh_;
   if (age < kRefresh && !(unknown && age >= kRetryUnknown)) return;
   last_refresh_ = now;
   if (!refresh(interp)) active_ = 0;  // look the dict up again next time
+  // Threads threading does not know (yet) are retried with the periodic refresh only.
+  unnamed_.clear();
+  for (auto id : thread_ids) {
+    if (!names_.contains(id)) unnamed_.insert(id);
+  }
 }
 
 std::string ThreadNames::name(std::uint64_t thread_id) const {

@@ -1,12 +1,13 @@
 #pragma once
 // Thread names as the threading module knows them: threading._active maps each thread's ident to
 // its Thread object, whose _name attribute is the name. Reading that takes dozens of reads, so the
-// names are cached per thread id and refreshed only when an unknown id appears or every
-// kRefresh (threads can be renamed).
+// names are cached per thread id and refreshed only when an id never seen before appears or every
+// kRefresh (threads can be renamed; thread ids are reused).
 #include <chrono>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "common/result.hpp"
@@ -33,7 +34,8 @@ class ThreadNames {
 
   const Objects& objects_;
   std::unordered_map<std::uint64_t, std::string> names_;
-  Address active_ = 0;  // threading._active, once found
+  std::unordered_set<std::uint64_t> unnamed_;  // not in threading._active at the last refresh
+  Address active_ = 0;                         // threading._active, once found
   std::chrono::steady_clock::time_point last_refresh_{};
 };
 

@@ -60,7 +60,8 @@ Result<UnicodeHeader> parse_unicode_header(std::span<const std::byte> header, co
 
 std::string code_points_to_utf8(std::span<const std::byte> data, int kind, std::uint64_t length) {
   std::string out;
-  const std::uint64_t n = std::min<std::uint64_t>(length, data.size() / static_cast<unsigned>(kind));
+  const std::uint64_t n =
+      std::min<std::uint64_t>(length, data.size() / static_cast<unsigned>(kind));
   out.reserve(n);
   for (std::uint64_t i = 0; i < n; ++i) {
     std::uint32_t cp = 0;

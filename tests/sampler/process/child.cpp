@@ -76,8 +76,14 @@ int Child::kill_and_wait(int sig) {
 }
 
 int Child::wait() {
+  // While a sampler pauses the child, this process is its tracer too: a ptrace stop may be
+  // reported here. Only an exit counts.
   int status = 0;
-  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t r = waitpid(pid_, &status, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r == pid_ && WIFSTOPPED(status)) continue;
+    break;
   }
   reaped_ = true;
   return status;

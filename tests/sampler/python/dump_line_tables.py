@@ -291,10 +291,14 @@ def main():
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "support"))
     import pythons
     out = {"interpreters": [], "missing": pythons.missing_versions()}
-    for interp in pythons.interpreters():
-        res = subprocess.run([interp.path, __file__, "--single"], capture_output=True, text=True,
-                             check=True)
-        data = json.loads(res.stdout)
+    interps = pythons.interpreters()
+    procs = [subprocess.Popen([i.path, __file__, "--single"], stdout=subprocess.PIPE, text=True)
+             for i in interps]
+    for interp, proc in zip(interps, procs):
+        stdout, _ = proc.communicate()
+        if proc.returncode != 0:
+            raise SystemExit(f"{interp.label} failed with status {proc.returncode}")
+        data = json.loads(stdout)
         data["label"] = interp.label
         out["interpreters"].append(data)
     json.dump(out, sys.stdout)

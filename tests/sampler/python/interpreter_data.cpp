@@ -41,10 +41,10 @@ std::string run(const std::vector<std::string>& args) {
 
 const nlohmann::json& interpreter_data() {
   static const nlohmann::json data = [] {
-    auto j = nlohmann::json::parse(
-        run({"/usr/bin/python3", DAPPROF_TEST_DIR "/dump_line_tables.py"}));
-    for (const auto& m : j["missing"]) std::printf("interpreter %s missing: skipped\n",
-                                                   m.get<std::string>().c_str());
+    auto j =
+        nlohmann::json::parse(run({"/usr/bin/python3", DAPPROF_TEST_DIR "/dump_line_tables.py"}));
+    for (const auto& m : j["missing"])
+      std::printf("interpreter %s missing: skipped\n", m.get<std::string>().c_str());
     return j;
   }();
   return data;

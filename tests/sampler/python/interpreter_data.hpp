@@ -3,7 +3,6 @@
 // CPython's own line for each instruction, raw str objects, _Py_DebugOffsets), run once per test
 // executable.
 #include <nlohmann/json.hpp>
-
 #include <string>
 
 namespace dapprof::sampler::python::testing {

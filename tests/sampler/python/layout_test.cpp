@@ -1,5 +1,7 @@
 // Sanity of the generated layout tables, the _Py_DebugOffsets reader (against the copy in a real
 // 3.13 process) and the helpers of interpreter discovery.
+#include "sampler/python/layout.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 #include "interpreter_data.hpp"
 #include "sampler/python/activity.hpp"
 #include "sampler/python/discovery.hpp"
-#include "sampler/python/layout.hpp"
 #include "sampler/python/layouts_generated.hpp"
 
 namespace dapprof::sampler::python {
@@ -108,9 +109,18 @@ TEST(Discovery, FindsTheVersionStringOfSysVersion) {
   using namespace std::string_literals;
   const std::string image = "\0\0 3.9.1 junk\0"s + "3.9.18 (main, Nov 29 2026, 10:00:00) [GCC]\0"s;
   EXPECT_EQ(find_version_string(image, 3, 9), "3.9.18");
-  EXPECT_EQ(find_version_string("\0" "3.10.0rc2 (main)"s, 3, 10), "3.10.0");
-  EXPECT_EQ(find_version_string("\0" "3.10.0"s, 3, 10), "");
-  EXPECT_EQ(find_version_string("\0" "3.8.1 ("s, 3, 9), "");
+  EXPECT_EQ(find_version_string("\0"
+                                "3.10.0rc2 (main)"s,
+                                3, 10),
+            "3.10.0");
+  EXPECT_EQ(find_version_string("\0"
+                                "3.10.0"s,
+                                3, 10),
+            "");
+  EXPECT_EQ(find_version_string("\0"
+                                "3.8.1 ("s,
+                                3, 9),
+            "");
 }
 
 TEST(Activity, WaitingFunctionsAreIdle) {

@@ -1,9 +1,10 @@
 // The three line-table decoders against the line CPython itself gives every instruction of real
 // code objects (sample functions and the whole threading module) under each interpreter.
+#include "sampler/python/line_table.hpp"
+
 #include <gtest/gtest.h>
 
 #include "interpreter_data.hpp"
-#include "sampler/python/line_table.hpp"
 
 namespace dapprof::sampler::python {
 namespace {
@@ -57,8 +58,8 @@ TEST(LineTable, GarbageNeverCrashes) {
   // Torn reads feed arbitrary bytes and offsets; the decoders must stay in bounds.
   std::vector<std::uint8_t> table(257);
   for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::uint8_t>(i * 37 + 11);
-  for (auto format : {LineTableFormat::Lnotab, LineTableFormat::Linetable310,
-                      LineTableFormat::Locations311}) {
+  for (auto format :
+       {LineTableFormat::Lnotab, LineTableFormat::Linetable310, LineTableFormat::Locations311}) {
     for (std::int64_t offset : {0L, 7L, 100L, 1L << 40}) {
       (void)line_for_offset(format, table, 1, offset);
     }

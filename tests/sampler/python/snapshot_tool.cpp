@@ -4,13 +4,12 @@
 //   sampler_snapshot_tool PID --count N       N snapshots; prints {"ok", "errors": {code: n}}
 //   sampler_snapshot_tool PID --until-exit    samples until the process is gone; prints the
 //                                             counts and the final error code
-//   --nonblocking, --wait-ms MS, --time       (--time adds CPU microseconds per snapshot)
+//   --nonblocking, --native, --wait-ms MS, --time   (--time adds CPU microseconds per snapshot)
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 
 #include "sampler/sampler.hpp"
 
@@ -21,14 +20,22 @@ using Json = nlohmann::ordered_json;
 
 const char* code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::Generic: return "Generic";
-    case ErrorCode::InvalidArgument: return "InvalidArgument";
-    case ErrorCode::NoSuchProcess: return "NoSuchProcess";
-    case ErrorCode::ProcessExited: return "ProcessExited";
-    case ErrorCode::PermissionDenied: return "PermissionDenied";
-    case ErrorCode::NotPython: return "NotPython";
-    case ErrorCode::UnsupportedVersion: return "UnsupportedVersion";
-    case ErrorCode::TornRead: return "TornRead";
+    case ErrorCode::Generic:
+      return "Generic";
+    case ErrorCode::InvalidArgument:
+      return "InvalidArgument";
+    case ErrorCode::NoSuchProcess:
+      return "NoSuchProcess";
+    case ErrorCode::ProcessExited:
+      return "ProcessExited";
+    case ErrorCode::PermissionDenied:
+      return "PermissionDenied";
+    case ErrorCode::NotPython:
+      return "NotPython";
+    case ErrorCode::UnsupportedVersion:
+      return "UnsupportedVersion";
+    case ErrorCode::TornRead:
+      return "TornRead";
   }
   return "?";
 }
@@ -67,16 +74,19 @@ int main(int argc, char** argv) {
   bool nonblocking = false;
   bool until_exit = false;
   bool time = false;
+  bool native = false;
   app.add_option("pid", pid)->required();
   app.add_option("--count", count);
   app.add_option("--wait-ms", wait_ms);
   app.add_flag("--nonblocking", nonblocking);
   app.add_flag("--until-exit", until_exit);
   app.add_flag("--time", time);
+  app.add_flag("--native", native);
   CLI11_PARSE(app, argc, argv);
 
   dapprof::sampler::AttachOptions options;
   options.nonblocking = nonblocking;
+  options.native = native;
   options.wait_for_interpreter = std::chrono::milliseconds(wait_ms);
   auto process = dapprof::sampler::PythonProcess::attach(pid, options);
   if (!process) {
@@ -113,8 +123,11 @@ int main(int argc, char** argv) {
     if (snap.code() == ErrorCode::ProcessExited) break;
     if (until_exit && errors[last_code] > 100000) break;  // never spin forever
   }
-  Json out{{"python_version", p.python_version()}, {"ok", ok}, {"errors", errors},
-           {"last_error", last_code}, {"exited", p.exited()}};
+  Json out{{"python_version", p.python_version()},
+           {"ok", ok},
+           {"errors", errors},
+           {"last_error", last_code},
+           {"exited", p.exited()}};
   if (time && ok + static_cast<int>(errors.size()) > 0) {
     out["cpu_us_per_snapshot"] = (cpu_us() - start) / std::max(1, count ? count : ok);
   }

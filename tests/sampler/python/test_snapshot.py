@@ -207,6 +207,17 @@ def test_no_such_process(tool):
 
 
 
+def test_native_frames_are_refused_clearly(tool):
+    proc = subprocess.Popen([INTERPRETERS[0].path, "-c", "import time; time.sleep(30)"])
+    try:
+        result = snapshot(tool, proc.pid, "--native", check=False)
+        assert result["code"] == "InvalidArgument"
+        assert "native frames are not supported yet" in result["error"]
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_unsupported_version_is_named(tool):
     root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()
     old = sorted(Path(root, "versions").glob("3.7.*/bin/python3")) if root else []

@@ -1,12 +1,13 @@
 // str decoding against the memory of real str objects (ASCII, latin-1, UCS-2, UCS-4) copied out of
 // every interpreter with ctypes.
+#include "sampler/python/unicode.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
 
 #include "interpreter_data.hpp"
 #include "sampler/python/layout.hpp"
-#include "sampler/python/unicode.hpp"
 
 namespace dapprof::sampler::python {
 namespace {

@@ -1,0 +1,151 @@
+"""A small DAP client for tests: Content-Length framing over a pipe pair or a socket (stdlib)."""
+from __future__ import annotations
+
+import json
+import queue
+import socket
+import threading
+import time
+
+
+class DapError(Exception):
+    pass
+
+
+def _close_socket(sock):
+    # shutdown first: a plain close() while the reader thread sits in recv() sends no FIN.
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    sock.close()
+
+
+class DapClient:
+    """Reads messages on a thread into a queue; every wait has a timeout so that no test hangs."""
+
+    def __init__(self, reader, writer, closer=None):
+        self._reader = reader  # callable(n) -> bytes ('' at EOF)
+        self._writer = writer  # callable(bytes)
+        self._closer = closer
+        self._seq = 0
+        self._lock = threading.Lock()
+        self.received: list[dict] = []  # everything, in arrival order
+        self._queue: queue.Queue = queue.Queue()
+        self.eof = threading.Event()
+        self._thread = threading.Thread(target=self._read_loop, daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def over_process(cls, proc):
+        out = proc.stdout
+        return cls(lambda n: out.read1(n), lambda b: (proc.stdin.write(b), proc.stdin.flush()),
+                   lambda: proc.stdin.close())
+
+    @classmethod
+    def over_socket(cls, host, port, timeout=10.0):
+        sock = socket.create_connection((host, port), timeout=timeout)
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client = cls(lambda n: sock.recv(n), sock.sendall, lambda: _close_socket(sock))
+        client.sock = sock
+        return client
+
+    def _read_loop(self):
+        buf = b""
+        try:
+            while True:
+                while b"\r\n\r\n" not in buf:
+                    chunk = self._reader(65536)
+                    if not chunk:
+                        return
+                    buf += chunk
+                head, _, buf = buf.partition(b"\r\n\r\n")
+                length = None
+                for line in head.split(b"\r\n"):
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value.strip())
+                if length is None:
+                    raise DapError(f"bad header {head!r}")
+                while len(buf) < length:
+                    chunk = self._reader(65536)
+                    if not chunk:
+                        return
+                    buf += chunk
+                body, buf = buf[:length], buf[length:]
+                message = json.loads(body)
+                self.received.append(message)
+                self._queue.put(message)
+        except (OSError, ValueError):
+            return
+        finally:
+            self.eof.set()
+            self._queue.put(None)
+
+    # -- sending --------------------------------------------------------------------------
+    def send_raw(self, data: bytes):
+        self._writer(data)
+
+    def send(self, message: dict):
+        body = json.dumps(message).encode()
+        self._writer(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+
+    def request(self, command, arguments=None) -> int:
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        message = {"seq": seq, "type": "request", "command": command}
+        if arguments is not None:
+            message["arguments"] = arguments
+        self.send(message)
+        return seq
+
+    def respond(self, request: dict, body=None, success=True):
+        with self._lock:
+            self._seq += 1
+            seq = self._seq
+        self.send({"seq": seq, "type": "response", "request_seq": request["seq"],
+                   "success": success, "command": request["command"], "body": body or {}})
+
+    # -- receiving ------------------------------------------------------------------------
+    def next(self, timeout=30.0) -> dict:
+        try:
+            message = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise DapError(f"no message within {timeout} s") from None
+        if message is None:
+            self._queue.put(None)
+            raise DapError("connection closed")
+        return message
+
+    def wait_for(self, predicate, timeout=30.0, what="message") -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise DapError(f"timed out waiting for {what}")
+            message = self.next(left)
+            if predicate(message):
+                return message
+
+    def wait_event(self, event, timeout=30.0) -> dict:
+        return self.wait_for(lambda m: m.get("type") == "event" and m.get("event") == event,
+                             timeout, f"event {event!r}")
+
+    def wait_response(self, seq, timeout=30.0) -> dict:
+        return self.wait_for(lambda m: m.get("type") == "response" and m.get("request_seq") == seq,
+                             timeout, f"response to {seq}")
+
+    def call(self, command, arguments=None, timeout=30.0) -> dict:
+        return self.wait_response(self.request(command, arguments), timeout)
+
+    def wait_eof(self, timeout=15.0) -> bool:
+        return self.eof.wait(timeout)
+
+    def close(self):
+        if self._closer:
+            try:
+                self._closer()
+            except OSError:
+                pass

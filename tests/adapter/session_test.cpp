@@ -1,0 +1,348 @@
+// Session logic over real sockets: each test drives a fake client and a fake upstream adapter
+// (the far ends of socketpairs) while the session runs on an io_context thread, as in the daemon.
+#include "adapter/session.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "fake_peer.hpp"
+
+namespace dapprof::adapter {
+namespace {
+
+using test::FakePeer;
+
+std::pair<int, int> socket_pair() {
+  int fds[2];
+  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
+  return {fds[0], fds[1]};
+}
+
+Json request(std::int64_t seq, const std::string& command, Json arguments = Json::object()) {
+  return Json{{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", arguments}};
+}
+
+// Records what the session asks of it; its sink is exercised from a thread of its own, as a
+// sampler would.
+struct FakeProfilerState {
+  std::atomic<int> starts{0}, stops{0}, ends{0};
+  std::atomic<pid_t> pid{0};
+  EventSink sink;
+};
+
+class FakeProfiler final : public Profiler {
+ public:
+  explicit FakeProfiler(std::shared_ptr<FakeProfilerState> state) : state_(std::move(state)) {}
+  Result<Json> start(const Json& arguments, pid_t debuggee, EventSink sink) override {
+    ++state_->starts;
+    state_->pid = debuggee;
+    state_->sink = std::move(sink);
+    return Json{{"rate", arguments.value("rate", 0)}};
+  }
+  Result<Json> stop(const Json&) override {
+    ++state_->stops;
+    return Json{{"samples", 3}};
+  }
+  void on_session_end() override { ++state_->ends; }
+
+ private:
+  std::shared_ptr<FakeProfilerState> state_;
+};
+
+struct Peers {
+  std::shared_ptr<Session> session;
+  std::unique_ptr<FakePeer> client;
+  std::unique_ptr<FakePeer> upstream;
+  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
+};
+
+class SessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ::signal(SIGPIPE, SIG_IGN);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  void TearDown() override {
+    work_.reset();
+    io_.stop();
+    thread_.join();
+    for (auto& p : peers_) p->session->abort();
+  }
+
+  Peers& make(ProfilerFactory factory = {},
+              std::size_t max_message_size = protocol::kDefaultMaxBodyBytes) {
+    auto peers = std::make_unique<Peers>();
+    auto [client_ours, client_theirs] = socket_pair();
+    auto [upstream_ours, upstream_theirs] = socket_pair();
+    Session::Config config;
+    config.max_message_size = max_message_size;
+    config.profiler_factory = std::move(factory);
+    const int up = upstream_ours;
+    config.connector = [up, max_message_size](Channel::Executor strand, Reaper::OnExit,
+                                              UpstreamReady ready) {
+      Upstream upstream;
+      upstream.channel = Channel::create(strand, up, up, "fake adapter", max_message_size);
+      upstream.description = "fake adapter";
+      ready(std::move(upstream));
+    };
+    config.on_end = [ended = peers->ended] { *ended = true; };
+    peers->session = Session::create(asio::make_strand(io_), client_ours, client_ours, config);
+    peers->client = std::make_unique<FakePeer>(client_theirs);
+    peers->upstream = std::make_unique<FakePeer>(upstream_theirs);
+    peers->session->start();
+    peers_.push_back(std::move(peers));
+    return *peers_.back();
+  }
+
+  asio::io_context io_;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
+      io_.get_executor()};
+  std::thread thread_;
+  std::vector<std::unique_ptr<Peers>> peers_;
+};
+
+TEST_F(SessionTest, InitializeGainsSupportsProfilingAndEverythingElsePassesThrough) {
+  auto& p = make();
+  Json init = request(1, "initialize", {{"adapterID", "debugpy"}, {"x-unknown", {1, 2}}});
+  init["x-top-level"] = "kept";
+  p.client->send(init);
+  auto forwarded = p.upstream->recv();
+  ASSERT_TRUE(forwarded);
+  EXPECT_EQ(*forwarded, init);  // unknown fields and key order intact
+
+  Json response = {{"seq", 1},
+                   {"type", "response"},
+                   {"request_seq", 1},
+                   {"success", true},
+                   {"command", "initialize"},
+                   {"body", {{"supportsConfigurationDoneRequest", true}, {"x-cap", "y"}}},
+                   {"x-extra", 42}};
+  p.upstream->send(response);
+  auto got = p.client->recv();
+  ASSERT_TRUE(got);
+  EXPECT_EQ((*got)["body"]["supportsProfiling"], true);
+  EXPECT_EQ((*got)["body"]["supportsConfigurationDoneRequest"], true);
+  EXPECT_EQ((*got)["body"]["x-cap"], "y");
+  EXPECT_EQ((*got)["x-extra"], 42);
+  EXPECT_EQ((*got)["request_seq"], 1);
+}
+
+TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
+  auto state = std::make_shared<FakeProfilerState>();
+  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+
+  p.client->send(request(1, "startProfiling"));
+  auto early = p.client->recv();
+  ASSERT_TRUE(early);
+  EXPECT_EQ((*early)["success"], false);
+  EXPECT_EQ((*early)["request_seq"], 1);
+  EXPECT_NE((*early)["message"].get<std::string>().find("no debuggee yet"), std::string::npos);
+  EXPECT_EQ(state->starts, 0);
+
+  p.upstream->send({{"seq", 9},
+                    {"type", "event"},
+                    {"event", "process"},
+                    {"body", {{"name", "prog.py"}, {"systemProcessId", 4242}}}});
+  auto process = p.client->recv();
+  ASSERT_TRUE(process);
+  EXPECT_EQ((*process)["body"]["systemProcessId"], 4242);
+
+  p.client->send(request(2, "startProfiling", {{"rate", 250}}));
+  auto started = p.client->recv();
+  ASSERT_TRUE(started);
+  EXPECT_EQ((*started)["success"], true);
+  EXPECT_EQ((*started)["request_seq"], 2);
+  EXPECT_EQ((*started)["command"], "startProfiling");
+  EXPECT_EQ((*started)["body"]["rate"], 250);
+  EXPECT_EQ(state->pid, 4242);
+
+  p.client->send(request(3, "startProfiling"));
+  auto again = p.client->recv();
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)["success"], false);
+  EXPECT_NE((*again)["message"].get<std::string>().find("already profiling"), std::string::npos);
+
+  // The sink may be called from any thread: the event is posted through the session's strand.
+  std::thread([sink = state->sink] { sink("profilingData", Json{{"samples", 1}}); }).join();
+  auto data = p.client->recv();
+  ASSERT_TRUE(data);
+  EXPECT_EQ((*data)["event"], "profilingData");
+  EXPECT_EQ((*data)["body"]["samples"], 1);
+
+  p.client->send(request(4, "stopProfiling"));
+  auto stopped = p.client->recv();
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ((*stopped)["success"], true);
+  EXPECT_EQ((*stopped)["body"]["samples"], 3);
+  p.client->send(request(5, "stopProfiling"));
+  auto not_active = p.client->recv();
+  ASSERT_TRUE(not_active);
+  EXPECT_EQ((*not_active)["success"], false);
+
+  // Nothing of the above reached the adapter: its next message is the next ordinary request.
+  p.client->send(request(6, "threads"));
+  auto next = p.upstream->recv();
+  ASSERT_TRUE(next);
+  EXPECT_EQ((*next)["command"], "threads");
+  EXPECT_EQ((*next)["seq"], 6);
+
+  p.client->close();
+  ASSERT_TRUE(p.upstream->wait_eof());
+  p.upstream->close();
+  for (int i = 0; i < 500 && !*p.ended; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(*p.ended);
+  EXPECT_EQ(state->ends, 1);
+}
+
+TEST_F(SessionTest, DefaultProfilerRefusesWithAClearMessage) {
+  auto& p = make();
+  p.upstream->send(
+      {{"seq", 1}, {"type", "event"}, {"event", "process"}, {"body", {{"systemProcessId", 777}}}});
+  ASSERT_TRUE(p.client->recv());
+  p.client->send(request(1, "startProfiling"));
+  auto refused = p.client->recv();
+  ASSERT_TRUE(refused);
+  EXPECT_EQ((*refused)["success"], false);
+  EXPECT_NE((*refused)["message"].get<std::string>().find("not available in this build"),
+            std::string::npos);
+}
+
+TEST_F(SessionTest, ReverseRequestIsRenumberedAndTheAnswerMappedBack) {
+  auto& p = make();
+  p.upstream->send(
+      {{"seq", 5}, {"type", "event"}, {"event", "output"}, {"body", {{"output", "x"}}}});
+  p.upstream->send({{"seq", 6},
+                    {"type", "request"},
+                    {"command", "runInTerminal"},
+                    {"arguments", {{"kind", "integrated"}, {"args", {"python3", "-c", "1"}}}}});
+  auto event = p.client->recv();
+  auto reverse = p.client->recv();
+  ASSERT_TRUE(event && reverse);
+  const auto reverse_seq = (*reverse)["seq"].get<std::int64_t>();
+  EXPECT_GT(reverse_seq, (*event)["seq"].get<std::int64_t>());
+  EXPECT_EQ((*reverse)["arguments"]["args"][0], "python3");
+
+  // Inject a dapprof-owned message so that client seq and upstream seq really diverge.
+  p.client->send(request(1, "startProfiling"));
+  auto refused = p.client->recv();
+  ASSERT_TRUE(refused);
+  EXPECT_GT((*refused)["seq"].get<std::int64_t>(), reverse_seq);
+
+  p.client->send({{"seq", 2},
+                  {"type", "response"},
+                  {"request_seq", reverse_seq},
+                  {"success", true},
+                  {"command", "runInTerminal"},
+                  {"body", {{"processId", 99}}}});
+  auto answer = p.upstream->recv();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ((*answer)["request_seq"], 6);
+  EXPECT_EQ((*answer)["body"]["processId"], 99);
+  EXPECT_EQ((*answer)["seq"], 2);
+}
+
+TEST_F(SessionTest, ClientSideSeqIsStrictlyIncreasing) {
+  auto& p = make();
+  std::int64_t last = 0;
+  for (int i = 0; i < 20; ++i) {
+    // The adapter reuses and reorders seqs freely; the client must still see 1, 2, 3, ...
+    p.upstream->send({{"seq", 1000 - i}, {"type", "event"}, {"event", "output"}, {"body", {}}});
+    p.client->send(request(i + 1, "startProfiling"));
+    for (int k = 0; k < 2; ++k) {
+      auto m = p.client->recv();
+      ASSERT_TRUE(m);
+      const auto seq = (*m)["seq"].get<std::int64_t>();
+      EXPECT_GT(seq, last);
+      last = seq;
+    }
+  }
+}
+
+TEST_F(SessionTest, DisconnectResponseClosesTheAdaptersInput) {
+  auto& p = make();
+  p.client->send(request(1, "disconnect"));
+  auto forwarded = p.upstream->recv();
+  ASSERT_TRUE(forwarded);
+  EXPECT_EQ((*forwarded)["command"], "disconnect");
+  p.upstream->send({{"seq", 3},
+                    {"type", "response"},
+                    {"request_seq", 1},
+                    {"success", true},
+                    {"command", "disconnect"}});
+  auto response = p.client->recv();
+  ASSERT_TRUE(response);
+  EXPECT_EQ((*response)["command"], "disconnect");
+  EXPECT_TRUE(p.upstream->wait_eof());  // a stdio debugpy adapter only exits on this
+  p.upstream->close();
+  EXPECT_TRUE(p.client->wait_eof());
+}
+
+TEST_F(SessionTest, AdapterGoingAwayGivesTheClientTerminated) {
+  auto& p = make();
+  p.upstream->close();
+  auto terminated = p.client->recv();
+  ASSERT_TRUE(terminated);
+  EXPECT_EQ((*terminated)["event"], "terminated");
+  p.client->send(request(1, "disconnect"));
+  auto response = p.client->recv();
+  ASSERT_TRUE(response);
+  EXPECT_EQ((*response)["success"], true);
+  EXPECT_TRUE(p.client->wait_eof());
+  p.client->close();  // as a client does once the adapter has closed its side
+  for (int i = 0; i < 500 && !*p.ended; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(*p.ended);
+}
+
+class MalformedInput : public SessionTest, public ::testing::WithParamInterface<std::string> {};
+
+TEST_P(MalformedInput, FromTheClientClosesOnlyThatSession) {
+  auto& bad = make({}, 1024);
+  auto& good = make({}, 1024);
+  bad.client->send_raw(GetParam());
+  EXPECT_TRUE(bad.client->wait_eof());
+  EXPECT_TRUE(bad.upstream->wait_eof());  // the adapter is told, by end of input
+  bad.upstream->close();
+  for (int i = 0; i < 500 && !*bad.ended; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(*bad.ended);
+
+  good.client->send(request(1, "threads"));
+  auto forwarded = good.upstream->recv();
+  ASSERT_TRUE(forwarded);
+  good.upstream->send({{"seq", 1},
+                       {"type", "response"},
+                       {"request_seq", 1},
+                       {"success", true},
+                       {"command", "threads"},
+                       {"body", {{"threads", Json::array()}}}});
+  auto response = good.client->recv();
+  ASSERT_TRUE(response);
+  EXPECT_EQ((*response)["command"], "threads");
+  EXPECT_FALSE(*good.ended);
+}
+
+TEST_P(MalformedInput, FromTheAdapterEndsTheSessionWithTerminated) {
+  auto& p = make({}, 1024);
+  p.upstream->send_raw(GetParam());
+  auto terminated = p.client->recv();
+  ASSERT_TRUE(terminated);
+  EXPECT_EQ((*terminated)["event"], "terminated");
+}
+
+INSTANTIATE_TEST_SUITE_P(Frames, MalformedInput,
+                         ::testing::Values("Content-Length: abc\r\n\r\n{}",
+                                           "Content-Length: 5\r\n\r\nnot j",
+                                           "Content-Length: 2\r\n\r\n[]",
+                                           "no header at all\r\n\r\n",
+                                           "Content-Length: 999999\r\n\r\n{"));
+
+}  // namespace
+}  // namespace dapprof::adapter

@@ -1,0 +1,272 @@
+"""dapprof stdio / serve against real debugpy: a person pointing VS Code at dapprof instead of
+debugpy must see the same debug session, plus supportsProfiling."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+import pythons
+from conftest import (DEBIAN_PYTHON, FIXTURES, break_line, children_of, dapprof_bin,
+                      process_state, start_debugpy_direct, start_serve, start_stdio, wait_until)
+from dapclient import DapClient, DapError
+from sessions import INITIALIZE, launch_session
+
+
+def strictly_increasing(seqs):
+    return all(a < b for a, b in zip(seqs, seqs[1:]))
+
+
+def assert_same_session(direct, proxied):
+    assert proxied.initialize_body.pop("supportsProfiling") is True
+    assert "supportsProfiling" not in direct.initialize_body
+    assert proxied.initialize_body == direct.initialize_body
+    assert proxied.responses == direct.responses
+    assert proxied.events == direct.events
+    assert proxied.facts == direct.facts
+    assert strictly_increasing(proxied.seqs)
+
+
+@pytest.fixture(scope="module")
+def direct_transcript():
+    from conftest import Processes
+    procs = Processes()
+    try:
+        proc, client = start_debugpy_direct(procs)
+        t = launch_session(client, closes_after_disconnect=False)
+        proc.wait(timeout=15)
+        return t
+    finally:
+        procs.cleanup()
+
+
+def test_direct_session_is_a_meaningful_reference(direct_transcript):
+    t = direct_transcript
+    assert t.facts["stopped_reason"] == "breakpoint"
+    assert t.facts["top_frame"] == ("work", break_line(FIXTURES / "loop_program.py"))
+    assert t.facts["locals"]["i"] == "0"
+    assert t.facts["exit_code"] == 0
+    assert {"initialized", "process", "stopped", "exited", "terminated"} <= t.events
+
+
+def test_launch_through_stdio_matches_debugpy(procs, direct_transcript):
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    t = launch_session(client)
+    client.close()
+    assert proc.wait(timeout=15) == 0
+    assert_same_session(direct_transcript, t)
+
+
+def test_launch_through_serve_matches_debugpy(procs, tmp_path, direct_transcript):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    client = serve.connect(procs)
+    t = launch_session(client)
+    assert_same_session(direct_transcript, t)
+    assert wait_until(lambda: not children_of(serve.proc.pid), 15), "adapter not reaped"
+
+
+def test_trace_file_records_both_directions(procs, tmp_path):
+    trace = tmp_path / "trace.jsonl"
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON, "--trace-dap", str(trace))
+    client.call("initialize", INITIALIZE)
+    client.call("disconnect", {})
+    client.close()
+    assert proc.wait(timeout=15) == 0
+    import json
+    lines = [json.loads(line) for line in trace.read_text().splitlines()]
+    directions = {line["direction"] for line in lines}
+    assert directions == {"client->dapprof", "dapprof->debugpy", "debugpy->dapprof",
+                          "dapprof->client"}
+    assert any(line["message"].get("command") == "initialize" and
+               line["direction"] == "dapprof->client" and
+               line["message"]["body"].get("supportsProfiling") for line in lines)
+
+
+def test_attach_through_connect_to_debugpy_listen(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    program = FIXTURES / "listen_program.py"
+    debuggee = procs.start([DEBIAN_PYTHON, str(program), str(stop_file)],
+                           stdout=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    line = debuggee.stdout.readline().decode()
+    assert line.startswith("LISTENING"), line
+    port = int(line.split()[1])
+    proc, client = start_stdio(procs, "--connect", f"127.0.0.1:{port}")
+    init = client.call("initialize", INITIALIZE)
+    assert init["body"]["supportsProfiling"] is True
+    attach_seq = client.request("attach", {"justMyCode": True})
+    client.wait_event("initialized")
+    bp = client.call("setBreakpoints", {"source": {"path": str(program)},
+                                        "breakpoints": [{"line": break_line(program)}]})
+    assert bp["success"]
+    client.call("configurationDone")
+    assert client.wait_response(attach_seq)["success"]
+    process = client.wait_event("process")
+    assert process["body"]["systemProcessId"] == debuggee.pid
+    assert process["body"]["startMethod"] == "attach"
+    stopped = client.wait_event("stopped")
+    # The debuggee is known now: this build's profiler refuses, clearly, and the session goes on.
+    refused = client.call("startProfiling", {})
+    assert refused["success"] is False and "not available in this build" in refused["message"]
+    frames = client.call("stackTrace", {"threadId": stopped["body"]["threadId"]})
+    assert frames["body"]["stackFrames"][0]["line"] == break_line(program)
+    stop_file.write_text("stop")
+    client.call("setBreakpoints", {"source": {"path": str(program)}, "breakpoints": []})
+    client.call("continue", {"threadId": stopped["body"]["threadId"]})
+    assert debuggee.wait(timeout=20) == 0
+    client.wait_event("terminated")
+    client.call("disconnect", {})
+    client.close()
+    assert proc.wait(timeout=15) == 0
+    seqs = [m["seq"] for m in client.received]
+    assert strictly_increasing(seqs)
+
+
+def test_two_sessions_at_once_through_one_serve(procs, tmp_path):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    results, errors = {}, []
+
+    def run(name):
+        try:
+            results[name] = launch_session(serve.connect(procs))
+        except Exception as exc:  # reported below, with the session's name
+            errors.append(f"{name}: {exc!r}")
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in ("a", "b")]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(timeout=90)
+    assert not errors
+    assert set(results) == {"a", "b"}
+    assert results["a"].debuggee_pid != results["b"].debuggee_pid
+    for t in results.values():
+        assert t.facts["exit_code"] == 0 and strictly_increasing(t.seqs)
+
+
+def test_debugpy_killed_mid_session(procs, tmp_path):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    client = serve.connect(procs)
+    t = launch_session(client, stop_at_breakpoint_only=True)
+    procs.pids.append(t.debuggee_pid)
+    adapters = children_of(serve.proc.pid)
+    assert len(adapters) == 1
+    os.kill(adapters[0], signal.SIGKILL)
+    client.wait_event("terminated", timeout=15)
+    assert client.call("disconnect", {})["success"]
+    assert client.wait_eof(15)
+    assert wait_until(lambda: process_state(adapters[0]) is None, 10), "killed adapter not reaped"
+    # The daemon goes on serving.
+    fresh = serve.connect(procs)
+    assert fresh.call("initialize", INITIALIZE)["body"]["supportsProfiling"] is True
+    assert serve.proc.poll() is None
+
+
+def test_client_vanishing_ends_adapter_and_debuggee(procs, tmp_path):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    client = serve.connect(procs)
+    t = launch_session(client, stop_at_breakpoint_only=True)
+    procs.pids.append(t.debuggee_pid)
+    adapters = children_of(serve.proc.pid)
+    assert len(adapters) == 1
+    client.close()  # no disconnect: the client just goes away
+    assert wait_until(lambda: process_state(adapters[0]) is None, 20), \
+        f"adapter {adapters[0]} ({process_state(adapters[0])}) still there: {serve.log.read_text()}"
+    # The debuggee is not ours to reap (the launcher's child); it must not keep running.
+    assert wait_until(lambda: process_state(t.debuggee_pid) in (None, "Z"), 20), \
+        "debuggee still running"
+    assert children_of(serve.proc.pid) == []
+    fresh = serve.connect(procs)
+    assert fresh.call("initialize", INITIALIZE)["success"]
+
+
+@pytest.mark.parametrize("garbage", [b"Content-Length: nope\r\n\r\n{}",
+                                     b"Content-Length: 4\r\n\r\n{{{{",
+                                     b"Content-Length: 99999999999\r\n\r\n"])
+def test_malformed_client_frames_close_only_that_session(procs, tmp_path, garbage):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON, "--max-message-size",
+                        "1000000")
+    good = serve.connect(procs)
+    assert good.call("initialize", INITIALIZE)["success"]
+    bad = serve.connect(procs)
+    bad.send_raw(garbage)
+    assert bad.wait_eof(15), "dapprof kept a session with malformed input open"
+    assert good.call("threads", timeout=15)["type"] == "response"  # unaffected
+    assert serve.proc.poll() is None
+    assert "closing the session" in serve.log.read_text()
+
+
+def test_malformed_frame_on_stdio_ends_the_process(procs):
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    client.send_raw(b"Content-Length: x\r\n\r\n")
+    assert client.wait_eof(15)
+    assert proc.wait(timeout=15) == 0
+
+
+def test_non_loopback_listen_is_refused(procs):
+    out = subprocess.run([dapprof_bin(), "serve", "--listen", "0.0.0.0:0"],
+                         capture_output=True, text=True, timeout=15)
+    assert out.returncode != 0
+    assert "--allow-remote" in out.stderr
+
+
+def test_allow_remote_listens_with_a_warning(procs, tmp_path):
+    log = tmp_path / "remote.log"
+    with open(log, "wb") as err:
+        proc = procs.start([dapprof_bin(), "serve", "--listen", "0.0.0.0:0", "--allow-remote"],
+                           stderr=err, stdout=subprocess.DEVNULL)
+    assert wait_until(lambda: "listening on" in log.read_text(), 15)
+    assert "warn" in log.read_text()
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=15) == 0
+
+
+def test_sigterm_ends_sessions_and_reaps_adapters(procs, tmp_path):
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    client = serve.connect(procs)
+    t = launch_session(client, stop_at_breakpoint_only=True)
+    procs.pids.append(t.debuggee_pid)
+    adapters = children_of(serve.proc.pid)
+    assert adapters
+    serve.proc.send_signal(signal.SIGTERM)
+    assert serve.proc.wait(timeout=15) == 0
+    client.wait_event("terminated", timeout=5)
+    for pid in adapters:
+        assert process_state(pid) is None, f"adapter {pid} left behind"
+    assert wait_until(lambda: process_state(t.debuggee_pid) in (None, "Z"), 15)
+
+
+def test_missing_python_is_reported_to_the_client(procs):
+    proc, client = start_stdio(procs, "--python", "/nonexistent/python3")
+    response = client.call("initialize", INITIALIZE)
+    assert response["success"] is False
+    assert "/nonexistent/python3" in response["message"]
+    assert client.call("disconnect", {})["success"]
+    assert proc.wait(timeout=15) == 0
+
+
+_INTERPRETERS = {i.label: i for i in pythons.interpreters()}
+
+
+@pytest.mark.parametrize("version", [f"{a}.{b}" for a, b in pythons.SUPPORTED] + ["debian-3.11"])
+def test_launch_smoke_under_each_interpreter(procs, version):
+    if version == "debian-3.11":
+        interp = _INTERPRETERS.get("debian-3.11")
+    else:
+        interp = next((i for i in _INTERPRETERS.values() if i.label.startswith("pyenv-") and
+                       "%d.%d" % i.version[:2] == version), None)
+    if interp is None:
+        reason = f"CPython {version} is not installed here"
+        print(reason)
+        pytest.skip(reason)
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    t = launch_session(client, python=interp.path)
+    client.close()
+    assert proc.wait(timeout=15) == 0
+    assert t.facts["stopped_reason"] == "breakpoint"
+    assert t.facts["locals"]["i"] == "0"
+    assert t.facts["exit_code"] == 0
+    assert t.initialize_body["supportsProfiling"] is True
