@@ -66,6 +66,8 @@ std::string default_output(const RecordOptions& o, formats::Format format) {
 std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
 
 // Waits for the program record started; signals that reach dapprof meanwhile are passed on.
+// Only called once the sampler has stopped: while it traces the child, a wait here could take
+// the ptrace-stop notifications the sampler waits for.
 int finish_child(Child& child, const StopSignals& signals, std::optional<int> first_signal) {
   if (first_signal) {
     const auto until = Clock::now() + kChildGrace;
@@ -152,8 +154,14 @@ int run_record(const RecordOptions& o) {
   if (!sampler) {
     fmt::print(stderr, "dapprof: error: {}\n", sampler.message());
     if (child) {
-      child->signal(SIGTERM);
-      child->wait();
+      const bool gone = sampler.code() == ErrorCode::ProcessExited ||
+                        sampler.code() == ErrorCode::NoSuchProcess;
+      if (!gone) child->signal(SIGTERM);  // it cannot be sampled: do not leave it behind
+      const int status = child->wait();
+      if (gone) {
+        fmt::print(stderr, "dapprof: {} exited with status {} before it could be sampled\n",
+                   o.command.front(), status);
+      }
     }
     return 1;
   }
@@ -173,7 +181,6 @@ int run_record(const RecordOptions& o) {
     while (true) {
       const auto now = Clock::now();
       if (rec.stopped.load()) break;
-      if (child && child->poll()) break;  // the sampler notices too; no need to wait for it
       if (now >= deadline) {
         why = fmt::format("{}s elapsed", o.duration);
         break;

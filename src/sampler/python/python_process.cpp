@@ -76,8 +76,10 @@ class PythonProcessImpl final : public PythonProcess {
     } catch (const std::exception& e) {
       // Nothing read from a running target may bring the profiler down; a bug that throws
       // (bad_alloc from an absurd size, an iostream error in /proc) is one failed sample.
+      // Seen: std::ios_failure from /proc readers when a thread exits mid-read. Transient, so
+      // counted like a torn read.
       snap = Error{fmt::format("snapshot of process {} failed: {}", pid_, e.what()),
-                   options_.nonblocking ? ErrorCode::TornRead : ErrorCode::Generic};
+                   ErrorCode::TornRead};
     }
     if (!snap && (snap.code() == ErrorCode::ProcessExited || exited())) {
       exited_ = true;
@@ -264,7 +266,12 @@ Result<std::unique_ptr<PythonProcess>> PythonProcess::attach(pid_t pid,
   }
   const auto deadline = std::chrono::steady_clock::now() + options.wait_for_interpreter;
   while (true) {
-    auto attached = try_attach(pid, options);
+    Result<std::unique_ptr<PythonProcess>> attached = Error{};
+    try {
+      attached = try_attach(pid, options);
+    } catch (const std::exception& e) {  // /proc readers can throw when the process exits
+      attached = Error{fmt::format("cannot attach to process {}: {}", pid, e.what())};
+    }
     if (attached) return attached;
     // Retry what a starting process can still grow out of (no libpython mapped yet, runtime not
     // initialised, a pyenv shim that has not exec'd python yet); give up on the rest.

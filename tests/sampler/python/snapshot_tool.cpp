@@ -111,6 +111,7 @@ int main(int argc, char** argv) {
   std::map<std::string, int> errors;
   int ok = 0;
   std::string last_code;
+  std::string last_message;
   const double start = cpu_us();
   for (int i = 0; until_exit || i < count; ++i) {
     auto snap = p.snapshot();
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
       continue;
     }
     last_code = code_name(snap.code());
+    last_message = snap.message();
     ++errors[last_code];
     if (snap.code() == ErrorCode::ProcessExited) break;
     if (until_exit && errors[last_code] > 100000) break;  // never spin forever

@@ -1,0 +1,117 @@
+"""`dapprof record` end to end: every output format, both ways of choosing the target, a target
+that exits, and what the user sees (summary, progress)."""
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import time
+
+import pytest
+
+from conftest import (CHECKS, DEBIAN_PYTHON, FIXTURE, check_raw, pythons, read_line, run,
+                      wait_until)
+
+FORMATS = ["flamegraph", "speedscope", "raw", "chrometrace", "cpuprofile"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_record_pid_every_format(dapprof, target, tmp_path, fmt):
+    out_file = tmp_path / f"profile.{fmt}"
+    out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "2", "--format", fmt,
+               "--output", str(out_file)])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"dapprof> Sampling process {target.pid} at 100 ")
+    m = re.search(r"Wrote \S+ data to '(.+)'\. Samples: (\d+) Errors: (\d+)", out.stderr)
+    assert m and m.group(1) == str(out_file), out.stderr
+    assert 0 < int(m.group(2)) <= 2 * 100 + 5
+    assert "Top functions by own samples" in out.stderr and "leaf_spin" in out.stderr
+    assert "elapsed," not in out.stderr  # no progress line on a pipe
+    CHECKS[fmt](out_file.read_text(encoding="utf-8"))
+    assert target.proc.poll() is None
+
+
+def test_record_threads_idle_and_default_name(dapprof, target, tmp_path):
+    out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "1", "--format", "raw",
+               "--threads", "--idle", "--rate", "50"], cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1
+    assert re.fullmatch(rf"{target.pid}-\d{{4}}-\d\d-\d\dT\d\d:\d\d:\d\d\.txt", files[0].name)
+    counts = check_raw(files[0].read_text(encoding="utf-8"))
+    roots = {stack.split(";")[0] for stack in counts}
+    assert any(re.fullmatch(r'thread \(0x[0-9a-f]+\) "MainThread"', r) for r in roots), roots
+    # --idle keeps the sleeping thread.
+    assert any(re.fullmatch(r'thread \(0x[0-9a-f]+\) "sleepy-worker"', r) for r in roots), roots
+
+
+def test_record_gil_only_keeps_the_spinning_thread(dapprof, target, tmp_path):
+    out_file = tmp_path / "gil.txt"
+    out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "1", "--format", "raw",
+               "--gil", "--idle", "--threads", "-o", str(out_file)])
+    assert out.returncode == 0, out.stderr
+    counts = check_raw(out_file.read_text(encoding="utf-8"))
+    assert not any("sleepy-worker" in stack for stack in counts)
+
+
+@pytest.mark.parametrize("interp", pythons.interpreters(), ids=str)
+def test_record_spawned_program(dapprof, tmp_path, interp):
+    """`record -- python script args`: sampled from its start, until it exits; its exit code is
+    passed on."""
+    out_file = tmp_path / "spawned.txt"
+    out = run([dapprof, "record", "--format", "raw", "-o", str(out_file), "--",
+               interp.path, str(FIXTURE), "--seconds", "1", "--exit-code", "3"])
+    assert out.returncode == 3, out.stderr
+    assert "ready" in out.stdout  # the program's own output still reaches the terminal
+    assert re.search(r"Stopped sampling: process \d+ exited", out.stderr), out.stderr
+    check_raw(out_file.read_text(encoding="utf-8"))
+
+
+def test_record_spawned_default_name_and_exit_zero(dapprof, tmp_path):
+    out = run([dapprof, "record", "--format", "speedscope", "--", DEBIAN_PYTHON, str(FIXTURE),
+               "--seconds", "0.5"], cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and re.fullmatch(r"busy-.*\.json", files[0].name), files
+    CHECKS["speedscope"](files[0].read_text(encoding="utf-8"))
+
+
+def test_record_target_exits_mid_recording(dapprof, start_target, tmp_path):
+    target = start_target("--seconds", "1.5")
+    out_file = tmp_path / "exits.json"
+    started = time.monotonic()
+    out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "30", "--format",
+               "cpuprofile", "-o", str(out_file)])
+    assert out.returncode == 0, out.stderr
+    assert time.monotonic() - started < 25, "record did not notice that the target exited"
+    assert f"Stopped sampling: process {target.pid} exited" in out.stderr
+    CHECKS["cpuprofile"](out_file.read_text(encoding="utf-8"))
+
+
+def test_progress_on_a_terminal_only(dapprof, target, tmp_path):
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen([dapprof, "record", "--pid", str(target.pid), "--duration",
+                                 "1.5", "--format", "raw", "-o", str(tmp_path / "p.txt")],
+                                stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        slave = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO once the last writer is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert proc.wait(timeout=30) == 0
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    text = seen.decode("utf-8", "replace")
+    assert re.search(r"\r\x1b\[Kdapprof> \d+\.\ds elapsed, \d+ samples, \d+ errors", text), text
+    assert re.search(r"\r\x1b\[Kdapprof> Stopped sampling", text), "progress line not cleared"
+    assert "Wrote raw data" in text
