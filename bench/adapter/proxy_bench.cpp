@@ -3,6 +3,7 @@
 //   1. round-trip latency of N requests: direct vs through `dapprof stdio` and `dapprof serve`
 //   2. throughput of M `output` events to a client that reads as fast as it can
 // Usage: adapter_bench DAPPROF RESPONDER [requests=10000] [events=100000]
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>

@@ -42,7 +42,6 @@ void Reaper::watch(pid_t pid, OnExit on_exit) {
 
 void Reaper::reap() {
   std::vector<std::pair<OnExit, int>> exited;
-  bool idle = false;
   {
     std::lock_guard lock(mutex_);
     for (auto it = children_.begin(); it != children_.end();) {
@@ -57,11 +56,9 @@ void Reaper::reap() {
         ++it;
       }
     }
-    idle = !exited.empty() && children_.empty();
   }
   for (auto& [callback, status] : exited)
     if (callback) callback(status);
-  if (idle && on_idle_) on_idle_();
 }
 
 void Reaper::escalate(pid_t pid, int signal, std::chrono::milliseconds grace) {

@@ -35,8 +35,6 @@ class Reaper {
   std::size_t live() const;
   // Last resort once the io_context has stopped: SIGKILL and blocking reap of whatever is left.
   void kill_and_reap_all();
-  // Runs when the last watched child is reaped.
-  void on_idle(std::function<void()> callback) { on_idle_ = std::move(callback); }
 
  private:
   struct Child {
@@ -51,7 +49,6 @@ class Reaper {
   asio::signal_set signals_;
   mutable std::mutex mutex_;
   std::map<pid_t, Child> children_;
-  std::function<void()> on_idle_;
   bool stopped_ = false;
 };
 

@@ -9,12 +9,8 @@ namespace dapprof::formats {
 namespace {
 
 Json frame_event(const Frame& f, char phase, std::int64_t ts, const ThreadInfo& t) {
-  Json e = {{"name", f.function},
-            {"cat", "python"},
-            {"ph", std::string(1, phase)},
-            {"ts", ts},
-            {"pid", t.pid},
-            {"tid", t.os_thread_id}};
+  Json e = {{"name", f.function}, {"cat", "python"}, {"ph", std::string(1, phase)},
+            {"ts", ts},           {"pid", t.pid},    {"tid", t.os_thread_id}};
   if (phase == 'B') e["args"] = {{"file", f.file}, {"line", f.line}};
   return e;
 }
@@ -27,8 +23,7 @@ void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOpt
 
   std::vector<pid_t> named_processes;
   for (const auto& t : profile.threads()) {
-    if (std::find(named_processes.begin(), named_processes.end(), t.pid) ==
-        named_processes.end()) {
+    if (std::find(named_processes.begin(), named_processes.end(), t.pid) == named_processes.end()) {
       named_processes.push_back(t.pid);
       events.push_back({{"name", "process_name"},
                         {"ph", "M"},

@@ -96,8 +96,8 @@ void write_flamegraph(const Profile& profile, std::ostream& out, const WriteOpti
       kWidth, height);
   out << "<style type=\"text/css\"><![CDATA[" << flamegraph::kStyle << "]]></style>\n";
   out << fmt::format(
-      "<script type=\"text/ecmascript\"><![CDATA[\nvar W = {}, XPAD = {}, CHARW = {};",
-      kWidth, kXPad, kCharWidth);
+      "<script type=\"text/ecmascript\"><![CDATA[\nvar W = {}, XPAD = {}, CHARW = {};", kWidth,
+      kXPad, kCharWidth);
   out << flamegraph::kScript << "]]></script>\n";
   out << fmt::format(
       "<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"rgb(248,248,248)\"/>\n"
@@ -106,8 +106,8 @@ void write_flamegraph(const Profile& profile, std::ostream& out, const WriteOpti
       "<text id=\"search\" class=\"ctl\" x=\"{}\" y=\"24\" text-anchor=\"end\">Search</text>\n"
       "<text id=\"details\" x=\"{}\" y=\"{}\"> </text>\n"
       "<text id=\"matched\" class=\"hide\" x=\"{}\" y=\"{}\" text-anchor=\"end\"> </text>\n",
-      kWidth, height, kWidth / 2, title, kXPad, kWidth - kXPad, kXPad, height - 10,
-      kWidth - kXPad, height - 10);
+      kWidth, height, kWidth / 2, title, kXPad, kWidth - kXPad, kXPad, height - 10, kWidth - kXPad,
+      height - 10);
 
   out << "<g id=\"frames\">\n";
   if (total > 0) {

@@ -114,9 +114,9 @@ std::string frame_label(const Frame& frame) {
 
 Frame thread_frame(const ThreadInfo& thread) {
   Frame f;
-  f.function = thread.name.empty() ? fmt::format("thread (0x{:x})", thread.thread_id)
-                                   : fmt::format("thread (0x{:x}) \"{}\"", thread.thread_id,
-                                                 thread.name);
+  f.function = thread.name.empty()
+                   ? fmt::format("thread (0x{:x})", thread.thread_id)
+                   : fmt::format("thread (0x{:x}) \"{}\"", thread.thread_id, thread.name);
   return f;
 }
 

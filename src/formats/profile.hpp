@@ -34,7 +34,7 @@ class Profile {
  public:
   using Stack = std::vector<std::uint32_t>;  // frame indices, innermost first (as sampled)
 
-  std::string name = "dapprof";    // title of the profile (program or pid)
+  std::string name = "dapprof";      // title of the profile (program or pid)
   std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
   std::int64_t duration_us = 0;      // length of the recording, if known
 

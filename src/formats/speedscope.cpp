@@ -9,8 +9,7 @@ namespace {
 
 std::string thread_title(const ThreadInfo& t) {
   const std::string name = t.name.empty() ? std::string("thread") : t.name;
-  return fmt::format("{} (thread 0x{:x}, tid {}) pid {}", name, t.thread_id, t.os_thread_id,
-                     t.pid);
+  return fmt::format("{} (thread 0x{:x}, tid {}) pid {}", name, t.thread_id, t.os_thread_id, t.pid);
 }
 
 }  // namespace
@@ -51,10 +50,10 @@ void write_speedscope(const Profile& profile, std::ostream& out, const WriteOpti
   }
 
   Json doc = {{"$schema", "https://www.speedscope.app/file-format-schema.json"},
-                    {"shared", {{"frames", std::move(frames)}}},
-                    {"profiles", std::move(profiles)},
-                    {"name", profile.name},
-                    {"exporter", "dapprof"}};
+              {"shared", {{"frames", std::move(frames)}}},
+              {"profiles", std::move(profiles)},
+              {"name", profile.name},
+              {"exporter", "dapprof"}};
   if (!doc["profiles"].empty()) doc["activeProfileIndex"] = 0;
   dump_json(doc, out);
   out << '\n';

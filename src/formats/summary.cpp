@@ -54,14 +54,15 @@ std::string format_summary(const Summary& summary, std::size_t limit) {
   };
   const std::string header = fmt::format("  {:>7} {:>7} {:>8} {:>8}  {}\n", "%Own", "%Total",
                                          "OwnSmpl", "TotSmpl", "Function (file)");
-  std::string out = fmt::format("Top functions by own samples (of {} thread samples):\n", std::llround(
-                                                                            summary.samples));
+  std::string out = fmt::format("Top functions by own samples (of {} thread samples):\n",
+                                std::llround(summary.samples));
   out += header;
   auto by_self = summary.functions;
   for (std::size_t i = 0; i < std::min(limit, by_self.size()); ++i) out += row(by_self[i]);
   auto by_total = summary.functions;
-  std::stable_sort(by_total.begin(), by_total.end(),
-                   [](const FunctionStats& a, const FunctionStats& b) { return a.total > b.total; });
+  std::stable_sort(
+      by_total.begin(), by_total.end(),
+      [](const FunctionStats& a, const FunctionStats& b) { return a.total > b.total; });
   out += "Top functions by total samples:\n";
   out += header;
   for (std::size_t i = 0; i < std::min(limit, by_total.size()); ++i) out += row(by_total[i]);

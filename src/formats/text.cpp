@@ -61,13 +61,28 @@ std::string valid_utf8(std::string_view text) {
 std::string xml_escape(std::string_view text) {
   return transcode(text, [](std::string& out, char32_t cp, std::string_view bytes) {
     switch (cp) {
-      case '&': out += "&amp;"; return;
-      case '<': out += "&lt;"; return;
-      case '>': out += "&gt;"; return;
-      case '"': out += "&quot;"; return;
-      case '\'': out += "&apos;"; return;
-      case '\t': case '\n': case '\r': out += bytes; return;
-      default: break;
+      case '&':
+        out += "&amp;";
+        return;
+      case '<':
+        out += "&lt;";
+        return;
+      case '>':
+        out += "&gt;";
+        return;
+      case '"':
+        out += "&quot;";
+        return;
+      case '\'':
+        out += "&apos;";
+        return;
+      case '\t':
+      case '\n':
+      case '\r':
+        out += bytes;
+        return;
+      default:
+        break;
     }
     // XML 1.0 forbids other C0 controls and the two non-characters U+FFFE/U+FFFF.
     if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF) {

@@ -14,33 +14,48 @@ std::optional<Format> parse_format(std::string_view name) {
 
 std::string_view format_name(Format format) {
   switch (format) {
-    case Format::Speedscope: return "speedscope";
-    case Format::Flamegraph: return "flamegraph";
-    case Format::Raw: return "raw";
-    case Format::ChromeTrace: return "chrometrace";
-    case Format::CpuProfile: return "cpuprofile";
+    case Format::Speedscope:
+      return "speedscope";
+    case Format::Flamegraph:
+      return "flamegraph";
+    case Format::Raw:
+      return "raw";
+    case Format::ChromeTrace:
+      return "chrometrace";
+    case Format::CpuProfile:
+      return "cpuprofile";
   }
   return "unknown";
 }
 
 std::string_view file_extension(Format format) {
   switch (format) {
-    case Format::Speedscope: return "json";
-    case Format::Flamegraph: return "svg";
-    case Format::Raw: return "txt";
-    case Format::ChromeTrace: return "json";
-    case Format::CpuProfile: return "cpuprofile";
+    case Format::Speedscope:
+      return "json";
+    case Format::Flamegraph:
+      return "svg";
+    case Format::Raw:
+      return "txt";
+    case Format::ChromeTrace:
+      return "json";
+    case Format::CpuProfile:
+      return "cpuprofile";
   }
   return "out";
 }
 
 void write(Format format, const Profile& profile, std::ostream& out, const WriteOptions& options) {
   switch (format) {
-    case Format::Speedscope: return write_speedscope(profile, out, options);
-    case Format::Flamegraph: return write_flamegraph(profile, out, options);
-    case Format::Raw: return write_collapsed(profile, out, options);
-    case Format::ChromeTrace: return write_chrometrace(profile, out, options);
-    case Format::CpuProfile: return write_cpuprofile(profile, out, options);
+    case Format::Speedscope:
+      return write_speedscope(profile, out, options);
+    case Format::Flamegraph:
+      return write_flamegraph(profile, out, options);
+    case Format::Raw:
+      return write_collapsed(profile, out, options);
+    case Format::ChromeTrace:
+      return write_chrometrace(profile, out, options);
+    case Format::CpuProfile:
+      return write_cpuprofile(profile, out, options);
   }
 }
 

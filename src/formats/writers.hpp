@@ -24,8 +24,7 @@ void write_flamegraph(const Profile& profile, std::ostream& out, const WriteOpti
 // Collapsed stacks, "root;...;leaf count" one line per distinct stack, sorted.
 void write_collapsed(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 // Chrome trace events (B/E pairs per thread), for chrome://tracing and Perfetto.
-void write_chrometrace(const Profile& profile, std::ostream& out,
-                       const WriteOptions& options = {});
+void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 // V8's .cpuprofile, which VS Code and Chrome DevTools open.
 void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 

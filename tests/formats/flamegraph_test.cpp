@@ -1,7 +1,7 @@
 // The SVG is checked with a real XML parser (Python's xml.etree, run as a child process), not by
 // string matching.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>

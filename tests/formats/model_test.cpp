@@ -111,9 +111,12 @@ TEST(Text, XmlEscapeAndUtf8Repair) {
   EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
   EXPECT_EQ(xml_escape("ü函"), "ü函");
   EXPECT_EQ(xml_escape("x\x01y"), "x\xEF\xBF\xBDy");
-  EXPECT_EQ(valid_utf8("a\xff" "b"), "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(valid_utf8("\xC3"), "\xEF\xBF\xBD");            // truncated sequence
-  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");  // overlong
+  EXPECT_EQ(valid_utf8("a\xff"
+                       "b"),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(valid_utf8("\xC3"), "\xEF\xBF\xBD");                       // truncated sequence
+  EXPECT_EQ(valid_utf8("\xC0\xAF"), "\xEF\xBF\xBD\xEF\xBF\xBD");       // overlong
   EXPECT_EQ(valid_utf8("\xED\xA0\x80").substr(0, 3), "\xEF\xBF\xBD");  // surrogate
   EXPECT_EQ(frame_label(test::main_frame()), "main (app.py:10)");
   EXPECT_EQ(frame_label(test::other_frame()), "other (app.py)");

@@ -89,8 +89,9 @@ TEST(CpuProfile, NodesAndSamplesReconstructStacks) {
   EXPECT_EQ(hits, static_cast<std::int64_t>(inputs.size()));
 
   auto sorted = inputs;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const InputSample& a, const InputSample& b) { return a.time_us < b.time_us; });
+  std::stable_sort(sorted.begin(), sorted.end(), [](const InputSample& a, const InputSample& b) {
+    return a.time_us < b.time_us;
+  });
   std::int64_t t = doc["startTime"];
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     t += doc["timeDeltas"][i].get<std::int64_t>();
@@ -99,8 +100,8 @@ TEST(CpuProfile, NodesAndSamplesReconstructStacks) {
     for (int id = doc["samples"][i]; id != 1; id = parent.at(id)) {
       const auto& cf = nodes.at(id)["callFrame"];
       const int line0 = cf["lineNumber"];
-      stack.insert(stack.begin(), Frame{cf["functionName"], cf["url"], line0 < 0 ? 0 : line0 + 1,
-                                        false, ""});
+      stack.insert(stack.begin(),
+                   Frame{cf["functionName"], cf["url"], line0 < 0 ? 0 : line0 + 1, false, ""});
       EXPECT_FALSE(cf["scriptId"].get<std::string>().empty());
     }
     // Two processes in the profile: a "process N" pseudo-frame above the real root.

@@ -1,10 +1,11 @@
+#include "formats/writers.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "formats/writers.hpp"
 #include "sample_profile.hpp"
 
 namespace dapprof::formats {

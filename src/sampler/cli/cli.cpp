@@ -35,7 +35,8 @@ const CLI::Validator kPositive(
 void add_dump(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<DumpOptions>();
   auto* dump = app.add_subcommand(
-      "dump", "Print the Python stack of every thread of a running program once (like py-spy dump)");
+      "dump",
+      "Print the Python stack of every thread of a running program once (like py-spy dump)");
   dump->add_option("-p,--pid", options->pid, "PID of the running Python program")
       ->required()
       ->check(CLI::PositiveNumber);

@@ -10,8 +10,8 @@ class Progress {
   Progress();
   ~Progress();  // clears the line
   // Redraws at most every kPeriod.
-  void update(std::uint64_t samples, std::uint64_t errors, std::chrono::steady_clock::duration
-                                                               elapsed);
+  void update(std::uint64_t samples, std::uint64_t errors,
+              std::chrono::steady_clock::duration elapsed);
   void clear();
   bool enabled() const { return enabled_; }
 

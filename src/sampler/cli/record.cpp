@@ -63,7 +63,9 @@ std::string default_output(const RecordOptions& o, formats::Format format) {
   return fmt::format("{}-{:%Y-%m-%dT%H:%M:%S}.{}", stem, local, formats::file_extension(format));
 }
 
-std::string signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig); }
+std::string signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig);
+}
 
 // Waits for the program record started; signals that reach dapprof meanwhile are passed on.
 // Only called once the sampler has stopped: while it traces the child, a wait here could take
@@ -154,8 +156,8 @@ int run_record(const RecordOptions& o) {
   if (!sampler) {
     fmt::print(stderr, "dapprof: error: {}\n", sampler.message());
     if (child) {
-      const bool gone = sampler.code() == ErrorCode::ProcessExited ||
-                        sampler.code() == ErrorCode::NoSuchProcess;
+      const bool gone =
+          sampler.code() == ErrorCode::ProcessExited || sampler.code() == ErrorCode::NoSuchProcess;
       if (!gone) child->signal(SIGTERM);  // it cannot be sampled: do not leave it behind
       const int status = child->wait();
       if (gone) {
@@ -170,10 +172,9 @@ int run_record(const RecordOptions& o) {
              pid, o.rate, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
   std::fflush(stdout);
 
-  const auto deadline =
-      o.duration > 0 ? rec.start + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(o.duration))
-                     : Clock::time_point::max();
+  const auto deadline = o.duration > 0 ? rec.start + std::chrono::duration_cast<Clock::duration>(
+                                                         std::chrono::duration<double>(o.duration))
+                                       : Clock::time_point::max();
   std::optional<int> got_signal;
   std::string why;
   {
@@ -209,8 +210,7 @@ int run_record(const RecordOptions& o) {
       why = fmt::format("process {} exited", pid);
     }
   }
-  rec.profile.duration_us =
-      std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  rec.profile.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
   formats::write(*format, rec.profile, out, {.threads = o.threads});
   out.close();
   if (!out) {

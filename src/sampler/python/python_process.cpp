@@ -213,10 +213,17 @@ class PythonProcessImpl final : public PythonProcess {
 
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
 // least one thread (not yet true just after exec).
-Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions& options) {
+// `final_attempt`: accept a version without its micro number (before 3.11 it is read from
+// sys.version's buffer, which start-up fills a little after _PyRuntime is usable).
+Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions& options,
+                                                  bool final_attempt) {
   process::ProcessMemory memory(pid);
   auto interp = python::discover_interpreter(pid, memory);
   if (!interp) return interp.error();
+  if (!final_attempt && std::count(interp->version.begin(), interp->version.end(), '.') < 2) {
+    return Error{fmt::format("process {}: Python {} is still starting", pid, interp->version),
+                 ErrorCode::NotPython};
+  }
   auto layout = python::layout_for(interp->major, interp->minor);
   if (!layout) {
     return Error{fmt::format("process {} runs Python {}, which dapprof cannot read (supported: "
@@ -268,7 +275,9 @@ Result<std::unique_ptr<PythonProcess>> PythonProcess::attach(pid_t pid,
   while (true) {
     Result<std::unique_ptr<PythonProcess>> attached = Error{};
     try {
-      attached = try_attach(pid, options);
+      const bool final_attempt =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(10) >= deadline;
+      attached = try_attach(pid, options, final_attempt);
     } catch (const std::exception& e) {  // /proc readers can throw when the process exits
       attached = Error{fmt::format("cannot attach to process {}: {}", pid, e.what())};
     }

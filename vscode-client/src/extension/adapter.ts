@@ -1,0 +1,79 @@
+// The `dapprof` debug type: runs `dapprof stdio` as the debug adapter, and fills in a launch
+// configuration when there is none. The configuration is debugpy's and is passed through.
+
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import * as vscode from 'vscode';
+
+/** Finds an executable: a path (with ~ expanded), or a name searched on PATH. */
+export function findExecutable(setting: string, envPath = process.env.PATH ?? ''): string | undefined {
+  let p = setting.trim() || 'dapprof';
+  if (p.startsWith('~/')) p = path.join(os.homedir(), p.slice(2));
+  const isFile = (f: string) => {
+    try {
+      const st = fs.statSync(f);
+      if (!st.isFile()) return false;
+      fs.accessSync(f, fs.constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (p.includes('/') || p.includes('\\')) return isFile(p) ? path.resolve(p) : undefined;
+  for (const dir of envPath.split(path.delimiter)) {
+    if (!dir) continue;
+    const f = path.join(dir, p);
+    if (isFile(f)) return f;
+  }
+  return undefined;
+}
+
+export class DapprofAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
+  createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+    const setting = vscode.workspace.getConfiguration('dapprof', session.workspaceFolder).get<string>('path', 'dapprof');
+    const exe = findExecutable(setting);
+    if (!exe) {
+      throw new Error(
+        setting.includes('/') || setting.includes('\\')
+          ? `dapprof was not found at "${setting}" (setting dapprof.path). Build it, or correct the setting.`
+          : `"${setting}" was not found on PATH. Install dapprof, or set "dapprof.path" to the dapprof executable.`,
+      );
+    }
+    return new vscode.DebugAdapterExecutable(exe, ['stdio']);
+  }
+}
+
+export const DEFAULT_LAUNCH: vscode.DebugConfiguration = {
+  type: 'dapprof',
+  request: 'launch',
+  name: 'Python: Current File (dapprof)',
+  program: '${file}',
+  console: 'integratedTerminal',
+  justMyCode: true,
+};
+
+export class DapprofConfigurationProvider implements vscode.DebugConfigurationProvider {
+  provideDebugConfigurations(): vscode.DebugConfiguration[] {
+    return [{ ...DEFAULT_LAUNCH }];
+  }
+
+  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.ProviderResult<vscode.DebugConfiguration> {
+    // F5 without a launch.json: debug the current Python file.
+    if (!config.type && !config.request && !config.name) {
+      const editor = vscode.window.activeTextEditor;
+      if (editor && editor.document.languageId === 'python') return { ...DEFAULT_LAUNCH };
+      void vscode.window.showInformationMessage('Open a Python file to debug it, or add a "dapprof" launch configuration.');
+      return undefined;
+    }
+    if (config.request === 'launch' && !config.program && !config.module && !config.code) {
+      void vscode.window.showErrorMessage('The dapprof launch configuration needs "program", "module" or "code".');
+      return undefined;
+    }
+    if (config.request === 'attach' && !config.connect && !config.listen && !config.processId && config.port === undefined) {
+      void vscode.window.showErrorMessage('The dapprof attach configuration needs "connect", "listen" or "processId".');
+      return undefined;
+    }
+    return config;
+  }
+}

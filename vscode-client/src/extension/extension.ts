@@ -1,0 +1,21 @@
+// Extension entry point.
+
+import * as vscode from 'vscode';
+import { DapprofAdapterFactory, DapprofConfigurationProvider } from './adapter';
+import { ProfilingController } from './controller';
+
+let controller: ProfilingController | undefined;
+
+export function activate(context: vscode.ExtensionContext): ProfilingController {
+  controller = new ProfilingController(context.extensionUri);
+  context.subscriptions.push(
+    controller,
+    vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory()),
+    vscode.debug.registerDebugConfigurationProvider('dapprof', new DapprofConfigurationProvider()),
+  );
+  return controller;
+}
+
+export function deactivate(): void {
+  controller = undefined;
+}

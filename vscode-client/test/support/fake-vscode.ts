@@ -1,0 +1,283 @@
+// A stand-in for the `vscode` module. VS Code's extension host cannot run on a build machine
+// without a display, so the unit tests drive the extension through this stub: it records what
+// the extension asks of VS Code (commands, context keys, messages, status bar, webview posts,
+// debug sessions started) and lets the test fire VS Code's events. Importing this module first
+// makes `require('vscode')` return it.
+
+import Module from 'module';
+
+type Listener<T> = (e: T) => unknown;
+class Emitter<T> {
+  private listeners: Listener<T>[] = [];
+  event = (l: Listener<T>) => {
+    this.listeners.push(l);
+    return { dispose: () => (this.listeners = this.listeners.filter((x) => x !== l)) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+}
+
+export class Uri {
+  constructor(
+    readonly scheme: string,
+    readonly fsPath: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri('file', p);
+  }
+  static joinPath(base: Uri, ...parts: string[]): Uri {
+    return new Uri(base.scheme, [base.fsPath.replace(/\/$/, ''), ...parts].join('/'));
+  }
+  get path(): string {
+    return this.fsPath;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.fsPath}`;
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+export class Range {
+  constructor(
+    readonly start: Position,
+    readonly end: Position,
+  ) {}
+}
+export class DebugAdapterExecutable {
+  constructor(
+    readonly command: string,
+    readonly args: string[],
+  ) {}
+}
+export const StatusBarAlignment = { Left: 1, Right: 2 };
+export const ViewColumn = { Active: -1, Beside: -2, One: 1, Two: 2 };
+
+export interface FakeSession {
+  id: string;
+  name: string;
+  type: string;
+  workspaceFolder: undefined | { uri: Uri; name: string; index: number };
+  configuration: Record<string, unknown>;
+  requests: Array<[string, unknown]>;
+  customRequest(command: string, args?: unknown): Promise<unknown>;
+  /** How the fake adapter answers a request; rejects like VS Code with the adapter's message. */
+  answer: (command: string, args: unknown) => unknown;
+}
+
+export function makeSession(id: string, type = 'dapprof', name = `session ${id}`): FakeSession {
+  const s: FakeSession = {
+    id,
+    name,
+    type,
+    workspaceFolder: { uri: Uri.file('/ws'), name: 'ws', index: 0 },
+    configuration: { type, request: 'launch', name },
+    requests: [],
+    answer: () => ({}),
+    customRequest(command, args) {
+      s.requests.push([command, args]);
+      try {
+        return Promise.resolve(s.answer(command, args));
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    },
+  };
+  return s;
+}
+
+export interface FakePanel {
+  posted: unknown[];
+  html: string;
+  disposed: boolean;
+  receive(message: unknown): void;
+  dispose(): void;
+}
+
+function createState() {
+  return {
+    commands: new Map<string, (...a: unknown[]) => unknown>(),
+    executed: [] as unknown[][],
+    contexts: new Map<string, unknown>(),
+    errors: [] as string[],
+    infos: [] as string[],
+    warnings: [] as string[],
+    /** What showInformationMessage resolves to. */
+    infoChoice: undefined as string | undefined,
+    quickPick: undefined as string | undefined,
+    saveUri: undefined as Uri | undefined,
+    written: new Map<string, Uint8Array>(),
+    existing: new Set<string>(),
+    shownDocuments: [] as Array<{ uri: Uri; options: { selection?: Range } }>,
+    config: {} as Record<string, unknown>,
+    statusBar: { text: '', tooltip: '', visible: false, command: '' },
+    panels: [] as FakePanel[],
+    started: [] as Array<{ folder: unknown; config: Record<string, unknown>; options: Record<string, unknown> }>,
+    startDebuggingResult: true,
+    trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }]>,
+    activeDebugSession: undefined as FakeSession | undefined,
+    activeTextEditor: undefined as unknown,
+    onCustomEvent: new Emitter<{ session: FakeSession; event: string; body: unknown }>(),
+    onActiveChanged: new Emitter<FakeSession | undefined>(),
+    onTerminate: new Emitter<FakeSession>(),
+  };
+}
+
+export type FakeState = ReturnType<typeof createState>;
+export let fake: FakeState = createState();
+
+/** A fresh stub state for each test. */
+export function resetFake(): FakeState {
+  fake = createState();
+  return fake;
+}
+
+export const vscodeStub = {
+  Uri,
+  Position,
+  Range,
+  DebugAdapterExecutable,
+  StatusBarAlignment,
+  ViewColumn,
+  commands: {
+    registerCommand(id: string, fn: (...a: unknown[]) => unknown) {
+      fake.commands.set(id, fn);
+      return { dispose: () => fake.commands.delete(id) };
+    },
+    executeCommand(id: string, ...args: unknown[]) {
+      fake.executed.push([id, ...args]);
+      if (id === 'setContext') fake.contexts.set(args[0] as string, args[1]);
+      const fn = fake.commands.get(id);
+      return Promise.resolve(fn ? fn(...args) : undefined);
+    },
+  },
+  window: {
+    createStatusBarItem() {
+      const sb = fake.statusBar;
+      return {
+        get text() {
+          return sb.text;
+        },
+        set text(v: string) {
+          sb.text = v;
+        },
+        get tooltip() {
+          return sb.tooltip;
+        },
+        set tooltip(v: string) {
+          sb.tooltip = v;
+        },
+        set command(v: string) {
+          sb.command = v;
+        },
+        show: () => (sb.visible = true),
+        hide: () => (sb.visible = false),
+        dispose: () => (sb.visible = false),
+      };
+    },
+    showErrorMessage: (m: string) => (fake.errors.push(m), Promise.resolve(undefined)),
+    showWarningMessage: (m: string) => (fake.warnings.push(m), Promise.resolve(undefined)),
+    showInformationMessage: (m: string) => (fake.infos.push(m), Promise.resolve(fake.infoChoice)),
+    showQuickPick: (items: Array<{ label: string }>) => Promise.resolve(items.find((i) => i.label === fake.quickPick)),
+    showSaveDialog: () => Promise.resolve(fake.saveUri),
+    showTextDocument: (uri: Uri, options: { selection?: Range }) => (fake.shownDocuments.push({ uri, options }), Promise.resolve({})),
+    get activeTextEditor() {
+      return fake.activeTextEditor;
+    },
+    createWebviewPanel() {
+      const receivers: Array<(m: unknown) => void> = [];
+      const disposers: Array<() => void> = [];
+      const panel: FakePanel = {
+        posted: [],
+        html: '',
+        disposed: false,
+        receive: (m) => receivers.forEach((r) => r(m)),
+        dispose: () => {
+          panel.disposed = true;
+          disposers.forEach((d) => d());
+        },
+      };
+      fake.panels.push(panel);
+      return {
+        webview: {
+          cspSource: 'vscode-resource:',
+          asWebviewUri: (u: Uri) => u,
+          set html(h: string) {
+            panel.html = h;
+          },
+          postMessage: (m: unknown) => (panel.posted.push(JSON.parse(JSON.stringify(m))), Promise.resolve(true)),
+          onDidReceiveMessage: (r: (m: unknown) => void) => (receivers.push(r), { dispose() {} }),
+        },
+        onDidDispose: (d: () => void) => (disposers.push(d), { dispose() {} }),
+        reveal() {},
+        dispose: () => panel.dispose(),
+      };
+    },
+  },
+  workspace: {
+    getConfiguration(section: string) {
+      return {
+        get<T>(key: string, def: T): T {
+          const v = fake.config[`${section}.${key}`];
+          return v === undefined ? def : (v as T);
+        },
+      };
+    },
+    get workspaceFolders() {
+      return [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }];
+    },
+    fs: {
+      writeFile: (uri: Uri, data: Uint8Array) => (fake.written.set(uri.fsPath, data), Promise.resolve()),
+      stat: (uri: Uri) => (fake.existing.has(uri.fsPath) ? Promise.resolve({}) : Promise.reject(new Error('ENOENT'))),
+    },
+  },
+  debug: {
+    get activeDebugSession() {
+      return fake.activeDebugSession;
+    },
+    registerDebugAdapterTrackerFactory(type: string, f: { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }) {
+      fake.trackerFactories.push([type, f]);
+      return { dispose() {} };
+    },
+    registerDebugAdapterDescriptorFactory: () => ({ dispose() {} }),
+    registerDebugConfigurationProvider: () => ({ dispose() {} }),
+    onDidReceiveDebugSessionCustomEvent: (l: Listener<{ session: FakeSession; event: string; body: unknown }>) => fake.onCustomEvent.event(l),
+    onDidChangeActiveDebugSession: (l: Listener<FakeSession | undefined>) => fake.onActiveChanged.event(l),
+    onDidTerminateDebugSession: (l: Listener<FakeSession>) => fake.onTerminate.event(l),
+    startDebugging(folder: unknown, config: Record<string, unknown>, options: Record<string, unknown>) {
+      fake.started.push({ folder, config, options });
+      return Promise.resolve(fake.startDebuggingResult);
+    },
+  },
+};
+
+// Route require('vscode') to the stub.
+const mod = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+const load = mod._load;
+mod._load = function (request: string, ...rest: unknown[]) {
+  if (request === 'vscode') return vscodeStub;
+  return load.call(this, request, ...rest);
+};
+
+// ---- helpers for tests ---------------------------------------------------------------------
+
+/** Makes a session active and lets its adapter answer `initialize` (with or without the capability). */
+export function startSession(s: FakeSession, supportsProfiling: boolean): void {
+  for (const [type, f] of fake.trackerFactories) {
+    if (type !== '*' && type !== s.type) continue;
+    const tracker = f.createDebugAdapterTracker(s);
+    tracker.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}) } });
+  }
+  fake.activeDebugSession = s;
+  fake.onActiveChanged.fire(s);
+}
+
+/** Lets pending promise callbacks run. */
+export function settle(): Promise<void> {
+  return new Promise((r) => setImmediate(r));
+}

@@ -1,0 +1,165 @@
+// A deliberately naive aggregation of profilingData bodies, written straight from
+// docs/PROFILING.md, as the reference the incremental model is compared with.
+
+import { existsSync, readFileSync } from 'fs';
+import { dirname, join } from 'path';
+import type { CallNode, GroupBy, ProfileModel } from '../../src/model/profile';
+import type { Frame, ProfilingDataBody } from '../../src/model/protocol';
+
+/** The vscode-client folder: the nearest folder above this file holding package.json. */
+export const clientRoot = (() => {
+  let d = __dirname;
+  while (!existsSync(join(d, 'package.json'))) {
+    const up = dirname(d);
+    if (up === d) throw new Error('package.json not found above ' + __dirname);
+    d = up;
+  }
+  return d;
+})();
+export const repoRoot = join(clientRoot, '..');
+
+export function readStream(name: string): ProfilingDataBody[] {
+  return readFileSync(join(clientRoot, 'test', 'fixtures', name), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as ProfilingDataBody);
+}
+
+export interface RefNode {
+  total: number;
+  self: number;
+}
+
+export function keyOf(f: Frame, groupBy: GroupBy): string {
+  return groupBy === 'line'
+    ? `${f.function}|${f.file}|${f.line}|${f.native ? 'n' : ''}|${f.module ?? ''}`
+    : `${f.function}|${f.file}|${f.native ? 'n' : ''}|${f.native ? f.module ?? '' : ''}`;
+}
+
+/** Path string -> totals, per thread ('all' for all threads), and per-key self/total. */
+export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy) {
+  const frames = new Map<number, Frame>();
+  const trees = new Map<string, Map<string, RefNode>>();
+  const stats = new Map<string, Map<string, RefNode>>();
+  const bump = (m: Map<string, RefNode>, k: string, total: number, self: number) => {
+    const n = m.get(k) ?? { total: 0, self: 0 };
+    n.total += total;
+    n.self += self;
+    m.set(k, n);
+  };
+  for (const body of bodies) {
+    for (const [id, frame] of Object.entries(body.newFrames)) frames.set(Number(id), frame);
+    body.samples.forEach((stack, i) => {
+      const tid = body.threadIds ? String(body.threadIds[i]) : '-1';
+      const keys = stack.map((id) => keyOf(frames.get(id)!, groupBy));
+      for (const view of ['all', tid]) {
+        if (!trees.has(view)) trees.set(view, new Map());
+        if (!stats.has(view)) stats.set(view, new Map());
+        const t = trees.get(view)!;
+        bump(t, '', 1, keys.length === 0 ? 1 : 0);
+        for (let d = 1; d <= keys.length; d++) bump(t, keys.slice(0, d).join(' > '), 1, d === keys.length ? 1 : 0);
+        const s = stats.get(view)!;
+        for (const k of new Set(keys)) bump(s, k, 1, 0);
+        if (keys.length) bump(s, keys[keys.length - 1], 0, 1);
+      }
+    });
+  }
+  return { trees, stats };
+}
+
+/** The same shape, read from a model's tree. */
+export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?: number): Map<string, RefNode> {
+  const out = new Map<string, RefNode>();
+  const tree = model.tree(groupBy, thread)!;
+  const keyName = (n: CallNode) => {
+    const info = model.keyInfo(groupBy, n.key);
+    return groupBy === 'line'
+      ? `${info.function}|${info.file}|${info.line}|${info.native ? 'n' : ''}|${info.module ?? ''}`
+      : `${info.function}|${info.file}|${info.native ? 'n' : ''}|${info.native ? info.module ?? '' : ''}`;
+  };
+  const walk = (n: CallNode, path: string) => {
+    out.set(path, { total: n.total, self: n.self });
+    if (n.children) for (const c of n.children.values()) walk(c, path === '' ? keyName(c) : `${path} > ${keyName(c)}`);
+  };
+  walk(tree.root, '');
+  return out;
+}
+
+export function flattenModelStats(model: ProfileModel, groupBy: GroupBy, thread?: number): Map<string, RefNode> {
+  const out = new Map<string, RefNode>();
+  for (const r of model.table(groupBy, thread, 'total')) {
+    const i = r.info;
+    const k =
+      groupBy === 'line'
+        ? `${i.function}|${i.file}|${i.line}|${i.native ? 'n' : ''}|${i.module ?? ''}`
+        : `${i.function}|${i.file}|${i.native ? 'n' : ''}|${i.native ? i.module ?? '' : ''}`;
+    out.set(k, { total: r.total, self: r.self });
+  }
+  return out;
+}
+
+export function sortedEntries(m: Map<string, RefNode>): Array<[string, RefNode]> {
+  return [...m.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+export function mulberry32(seed: number): () => number {
+  return () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * A random stream obeying the protocol (one ID per distinct frame): frames announced in the batch that first uses them,
+ * random depths (0 included), recursion, shared function names on several lines, threads, and
+ * sometimes no threadIds.
+ */
+export function randomStream(seed: number, batches: number, opts: { withThreads?: boolean } = {}): ProfilingDataBody[] {
+  const rnd = mulberry32(seed);
+  const int = (n: number) => Math.floor(rnd() * n);
+  const pool: Array<[number, Frame]> = [];
+  for (let i = 0; i < 40; i++) {
+    const native = i % 9 === 8;
+    const fn = `fn_${i % 25}`; // same function on several lines / files
+    const frame: Frame = native
+      ? { file: '', line: 0, function: `native_${i}`, native: true, module: `/usr/lib/lib${i % 2}.so` }
+      : { file: `/app/m${i % 4}.py`, line: 1 + (i % 7) * 10, function: fn };
+    pool.push([Number.MAX_SAFE_INTEGER - i * 977 - int(500), frame]);
+  }
+  const seenIds = new Set<number>();
+  const uniquePool = pool.filter(([id]) => (seenIds.has(id) ? false : (seenIds.add(id), true)));
+  const announced = new Set<number>();
+  const threads = [101, 102, 103, 104];
+  const bodies: ProfilingDataBody[] = [];
+  for (let b = 0; b < batches; b++) {
+    const n = int(60);
+    const samples: number[][] = [];
+    const threadIds: number[] = [];
+    const newFrames: Record<string, Frame> = {};
+    for (let s = 0; s < n; s++) {
+      const depth = int(12);
+      const stack: number[] = [];
+      for (let d = 0; d < depth; d++) {
+        const [id, frame] = rnd() < 0.2 && stack.length ? uniquePool.find(([i]) => i === stack[stack.length - 1])! : uniquePool[int(uniquePool.length)];
+        if (!announced.has(id)) {
+          announced.add(id);
+          newFrames[String(id)] = frame;
+        }
+        stack.push(id);
+      }
+      samples.push(stack);
+      threadIds.push(threads[int(threads.length)]);
+    }
+    const withThreads = opts.withThreads ?? true;
+    const body: ProfilingDataBody = { newFrames, samples, sampleCount: n, duration: 100 };
+    if (withThreads) {
+      body.threadIds = threadIds;
+      body.threads = b === 0 ? Object.fromEntries(threads.map((t) => [String(t), { name: `T${t}`, osThreadId: t }])) : {};
+    }
+    bodies.push(body);
+  }
+  return bodies;
+}

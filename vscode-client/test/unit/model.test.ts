@@ -1,0 +1,256 @@
+// Frame map, stack reconstruction and incremental aggregation of the profile model.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toCpuProfile, toSpeedscope } from '../../src/model/export';
+import { GroupBy, KeyInfo, ProfileModel, UNKNOWN_THREAD } from '../../src/model/profile';
+import type { ProfilingDataBody } from '../../src/model/protocol';
+import { flattenModelStats, flattenModelTree, randomStream, readStream, referenceAggregate, sortedEntries } from '../support/reference';
+
+// The two consecutive events of docs/PROFILING.md.
+const DOC_EVENTS: ProfilingDataBody[] = [
+  {
+    newFrames: {
+      '6353756054696338': { file: '/app/main.py', line: 25, function: '<module>' },
+      '8504641672448434': { file: '/app/main.py', line: 10, function: 'main' },
+      '255130820545678': { file: '/app/utils.py', line: 42, function: 'calc' },
+      '7149781390200571': { file: '/app/main.py', line: 18, function: 'worker' },
+    },
+    samples: [[6353756054696338, 8504641672448434, 255130820545678], [6353756054696338, 8504641672448434], [7149781390200571]],
+    sampleCount: 3,
+    duration: 100.2,
+    threadIds: [4242, 4242, 4250],
+    threads: {
+      '4242': { name: 'MainThread', osThreadId: 4242, pid: 4242, pythonThreadId: '140737352595264' },
+      '4250': { name: 'Thread-1 (worker)', osThreadId: 4250, pid: 4242, pythonThreadId: '140737331603136' },
+    },
+    droppedSampleCount: 0,
+    errorCount: 0,
+  },
+  {
+    newFrames: { '92098187096770': { file: '', line: 0, function: 'time.sleep', native: true, module: '/usr/lib/python3.12/lib-dynload/time.so' } },
+    samples: [[6353756054696338, 8504641672448434], [7149781390200571, 92098187096770]],
+    sampleCount: 2,
+    duration: 99.8,
+    threadIds: [4242, 4250],
+    threads: {},
+    droppedSampleCount: 0,
+    errorCount: 1,
+  },
+];
+
+function pathTotals(model: ProfileModel, groupBy: GroupBy, thread?: number, label = (i: KeyInfo) => i.function): Record<string, [number, number]> {
+  const out: Record<string, [number, number]> = {};
+  const tree = model.tree(groupBy, thread)!;
+  const walk = (n: typeof tree.root, p: string[]) => {
+    if (n.parent) out[p.join(' > ')] = [n.total, n.self];
+    if (n.children) for (const c of n.children.values()) walk(c, [...p, label(model.keyInfo(groupBy, c.key))]);
+  };
+  walk(tree.root, []);
+  return out;
+}
+
+test('rebuilds the stacks of the documented events from frame IDs, root first, per thread', () => {
+  const m = new ProfileModel();
+  for (const e of DOC_EVENTS) m.addBatch(e);
+  assert.deepEqual(pathTotals(m, 'line'), {
+    '<module>': [3, 0],
+    '<module> > main': [3, 2],
+    '<module> > main > calc': [1, 1],
+    worker: [2, 1],
+    'worker > time.sleep': [1, 1],
+  });
+  assert.deepEqual(pathTotals(m, 'line', 4250), { worker: [2, 1], 'worker > time.sleep': [1, 1] });
+  assert.equal(m.tree('line')!.root.total, 5);
+  assert.equal(m.totals.sampleCount, 5);
+  assert.equal(m.totals.errorCount, 1);
+  assert.equal(Math.round(m.totals.duration * 10), 2000);
+  assert.deepEqual(
+    m.threadList().map((t) => [t.id, t.info?.name, t.samples]),
+    [
+      [4242, 'MainThread', 3],
+      [4250, 'Thread-1 (worker)', 2],
+    ],
+  );
+  const sleep = m.lineInfos.find((i) => i.function === 'time.sleep')!;
+  assert.equal(sleep.native, true);
+  assert.equal(sleep.module, '/usr/lib/python3.12/lib-dynload/time.so');
+  assert.equal(m.totals.unknownFrameRefs, 0);
+});
+
+test('frame IDs up to 2^53 - 1 stay distinct', () => {
+  const m = new ProfileModel();
+  const a = Number.MAX_SAFE_INTEGER, b = Number.MAX_SAFE_INTEGER - 1;
+  m.addBatch({ newFrames: { [a]: { file: 'a.py', line: 1, function: 'a' }, [b]: { file: 'b.py', line: 1, function: 'b' } }, samples: [[a, b], [b]], sampleCount: 2, duration: 10 });
+  assert.deepEqual(pathTotals(m, 'line'), { a: [1, 0], 'a > b': [1, 1], b: [1, 1] });
+  assert.deepEqual([...m.byThread.keys()], [UNKNOWN_THREAD]);
+});
+
+test('an ID referenced before it is announced is shown, not dropped, and counted', () => {
+  const m = new ProfileModel();
+  m.addBatch({ newFrames: { '1': { file: 'a.py', line: 1, function: 'a' } }, samples: [[1, 2]], sampleCount: 1, duration: 10, threadIds: [7], threads: {} });
+  assert.equal(m.totals.unknownFrameRefs, 1);
+  assert.deepEqual(pathTotals(m, 'line'), { a: [1, 0], 'a > <unknown frame 2>': [1, 1] });
+});
+
+test('group by function merges the lines of a function; recursion counts once in totals', () => {
+  const m = new ProfileModel();
+  m.addBatch({
+    newFrames: {
+      '1': { file: 'm.py', line: 1, function: 'main' },
+      '2': { file: 'm.py', line: 10, function: 'f' },
+      '3': { file: 'm.py', line: 12, function: 'f' },
+      '4': { file: 'other.py', line: 12, function: 'f' },
+    },
+    samples: [[1, 2], [1, 3], [1, 3, 3], [1, 4]],
+    sampleCount: 4,
+    duration: 40,
+  });
+  const label = (i: KeyInfo) => `${i.function}@${i.file}`;
+  assert.deepEqual(pathTotals(m, 'function', undefined, label), {
+    'main@m.py': [4, 0],
+    'main@m.py > f@m.py': [3, 2],
+    'main@m.py > f@m.py > f@m.py': [1, 1],
+    'main@m.py > f@other.py': [1, 1],
+  });
+  const fnRows = m.table('function', undefined, 'total');
+  const f = fnRows.find((r) => r.info.function === 'f' && r.info.file === 'm.py')!;
+  assert.equal(f.total, 3, 'the recursive sample counts once');
+  assert.equal(f.self, 3);
+  assert.equal(f.info.line, 10, 'a function opens at its first line seen');
+  const lineRows = m.table('line', undefined, 'self');
+  assert.deepEqual(lineRows.slice(0, 2).map((r) => [r.info.line, r.self, r.total]), [
+    [12, 2, 2],
+    [10, 1, 1],
+  ]);
+  // main > f (other.py) is a separate child
+  const tree = m.tree('function')!;
+  assert.equal(tree.root.children!.size, 1);
+  assert.equal([...tree.root.children!.values()][0].children!.size, 2);
+});
+
+for (const groupBy of ['line', 'function'] as GroupBy[]) {
+  test(`incremental aggregation equals a from-scratch aggregation over random streams (group by ${groupBy})`, () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const stream = randomStream(seed, 40, { withThreads: seed !== 5 });
+      const ref = referenceAggregate(stream, groupBy);
+      const m = new ProfileModel();
+      // Function trees enabled half-way: built from the line trees, then maintained incrementally.
+      stream.forEach((b, i) => {
+        m.addBatch(b);
+        if (i === 20) m.tree(groupBy);
+      });
+      for (const [view, tree] of ref.trees) {
+        const thread = view === 'all' ? undefined : Number(view);
+        assert.deepEqual(sortedEntries(flattenModelTree(m, groupBy, thread)), sortedEntries(tree), `seed ${seed} view ${view}: tree`);
+        assert.deepEqual(sortedEntries(flattenModelStats(m, groupBy, thread)), sortedEntries(new Map([...ref.stats.get(view)!].filter(([, v]) => v.total > 0))), `seed ${seed} view ${view}: table`);
+      }
+      // One big batch gives the same as forty small ones.
+      const merged: ProfilingDataBody = {
+        newFrames: Object.assign({}, ...stream.map((b) => b.newFrames)),
+        samples: stream.flatMap((b) => b.samples),
+        sampleCount: stream.reduce((a, b) => a + b.sampleCount, 0),
+        duration: stream.reduce((a, b) => a + b.duration, 0),
+        threadIds: seed !== 5 ? stream.flatMap((b) => b.threadIds!) : undefined,
+        threads: Object.assign({}, ...stream.map((b) => b.threads ?? {})),
+      };
+      const one = new ProfileModel();
+      one.addBatch(merged);
+      assert.deepEqual(sortedEntries(flattenModelTree(one, groupBy)), sortedEntries(flattenModelTree(m, groupBy)));
+      assert.equal(m.totals.sampleCount, merged.sampleCount);
+    }
+  });
+}
+
+test('the fixture streams aggregate like the reference, in every view', () => {
+  for (const name of ['synthetic-stream.jsonl', 'encoder-stream.jsonl']) {
+    const stream = readStream(name);
+    for (const groupBy of ['line', 'function'] as GroupBy[]) {
+      const ref = referenceAggregate(stream, groupBy);
+      const m = new ProfileModel();
+      for (const b of stream) m.addBatch(b);
+      for (const [view, tree] of ref.trees) {
+        const thread = view === 'all' ? undefined : Number(view);
+        assert.deepEqual(sortedEntries(flattenModelTree(m, groupBy, thread)), sortedEntries(tree), `${name} ${groupBy} ${view}`);
+      }
+    }
+  }
+});
+
+test('a snapshot replays into an equal model', () => {
+  const stream = randomStream(11, 30);
+  const m = new ProfileModel();
+  for (const b of stream) m.addBatch(b);
+  const copy = new ProfileModel();
+  copy.addSnapshot(JSON.parse(JSON.stringify(m.snapshot())));
+  for (const g of ['line', 'function'] as GroupBy[]) {
+    assert.deepEqual(sortedEntries(flattenModelTree(copy, g)), sortedEntries(flattenModelTree(m, g)));
+    for (const t of m.threadList()) assert.deepEqual(sortedEntries(flattenModelTree(copy, g, t.id)), sortedEntries(flattenModelTree(m, g, t.id)));
+    assert.deepEqual(sortedEntries(flattenModelStats(copy, g)), sortedEntries(flattenModelStats(m, g)));
+  }
+  assert.deepEqual(copy.totals, m.totals);
+  // Further batches continue the replayed model like the original.
+  const more = randomStream(12, 5).map((b) => ({ ...b, newFrames: {} }));
+  const known = new Set(m.frameIds);
+  for (const b of more) b.samples = b.samples.map((s) => s.filter((id) => known.has(id)));
+  for (const b of more) {
+    m.addBatch(b);
+    copy.addBatch(b);
+  }
+  assert.deepEqual(sortedEntries(flattenModelTree(copy, 'line')), sortedEntries(flattenModelTree(m, 'line')));
+});
+
+test('adding a batch costs in proportion to the batch, not to the samples before it', () => {
+  // Count node visits through the tree's insert: a batch of n samples of depth d touches n * (d + 1) nodes,
+  // however many samples came before. Measured by instrumenting CallTree.insert, not by timing.
+  const m = new ProfileModel();
+  const stream = randomStream(21, 200);
+  let visits = 0;
+  const tree = m.tree('line')!;
+  const orig = tree.insert.bind(tree);
+  tree.insert = (keys, len, w) => {
+    visits += len + 1;
+    orig(keys, len, w);
+  };
+  const perBatch: Array<[number, number]> = [];
+  for (const b of stream) {
+    visits = 0;
+    m.addBatch(b);
+    perBatch.push([visits, b.samples.reduce((a, s) => a + s.length + 1, 0)]);
+  }
+  for (const [v, expected] of perBatch) assert.equal(v, expected);
+});
+
+test('speedscope and cpuprofile exports carry every sample', () => {
+  const m = new ProfileModel();
+  for (const b of readStream('synthetic-stream.jsonl')) m.addBatch(b);
+  const n = m.totals.sampleCount;
+  const ss = toSpeedscope(m, { sampleIntervalMs: 10 }) as {
+    shared: { frames: Array<{ name: string; file?: string; line?: number }> };
+    profiles: Array<{ type: string; unit: string; samples: number[][]; weights: number[]; endValue: number; name: string }>;
+  };
+  assert.equal(ss.profiles.length, 3);
+  assert.equal(ss.profiles.reduce((a, p) => a + p.weights.reduce((x, y) => x + y, 0), 0), n * 10);
+  assert.equal(ss.profiles[0].name, 'MainThread (31337)');
+  for (const p of ss.profiles) {
+    assert.equal(p.type, 'sampled');
+    assert.equal(p.unit, 'milliseconds');
+    for (const s of p.samples) for (const i of s) assert.ok(ss.shared.frames[i]);
+  }
+  assert.ok(ss.shared.frames.some((f) => f.name === 'time.sleep [/usr/lib/python3.12/lib-dynload/time.cpython-312-x86_64-linux-gnu.so]'));
+  const cp = toCpuProfile(m, { sampleIntervalMs: 10 }) as {
+    nodes: Array<{ id: number; hitCount: number; children: number[]; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+    samples: number[];
+    timeDeltas: number[];
+    endTime: number;
+  };
+  assert.equal(cp.samples.length, n);
+  assert.equal(cp.timeDeltas.length, n);
+  assert.equal(cp.nodes.reduce((a, x) => a + x.hitCount, 0), n);
+  const ids = new Set(cp.nodes.map((x) => x.id));
+  for (const s of cp.samples) assert.ok(ids.has(s));
+  for (const x of cp.nodes) for (const c of x.children) assert.ok(ids.has(c));
+  const main = cp.nodes.find((x) => x.callFrame.functionName === 'main')!;
+  assert.equal(main.callFrame.url, 'file:///app/main.py');
+  assert.equal(main.callFrame.lineNumber, 51, 'cpuprofile lines are 0-based');
+  assert.equal(cp.endTime, n * 10000);
+});
