@@ -105,6 +105,12 @@ std::vector<Interp> default_interpreters(bool all) {
   return picked.empty() ? found : picked;
 }
 
+constexpr const char* kLauncher =
+    "import subprocess, sys\n"
+    "p = subprocess.Popen(sys.argv[1:])\n"
+    "print(p.pid, flush=True)\n"
+    "p.wait()\n";
+
 double thread_cpu_seconds() {
   rusage ru{};
   getrusage(RUSAGE_THREAD, &ru);
@@ -155,8 +161,9 @@ std::optional<Figures> run(pid_t pid, double rate, bool nonblocking, double seco
   f.cpu_us_per_sample = reads > 0 ? cpu * 1e6 / reads : 0;
   f.core_percent = 100 * cpu / wall;
   f.reads_per_sample =
-      reads > 0 ? static_cast<double>(process::ProcessMemory::total_syscalls() - reads_before) / reads
-                : 0;
+      reads > 0
+          ? static_cast<double>(process::ProcessMemory::total_syscalls() - reads_before) / reads
+          : 0;
   f.frames = snaps ? static_cast<double>(frames) / static_cast<double>(snaps) : 0;
   return f;
 }
@@ -210,18 +217,29 @@ int main(int argc, char** argv) {
   fmt::print("CPU is the sampling thread's (user+system); reads = process_vm_readv calls.\n\n");
   for (const auto& interp : interps) {
     for (int depth : depths) {
-      Child target({interp.path, DAPPROF_SOURCE_DIR "/tests/sampler/process/targets/deep.py",
-                    std::to_string(depth)});
-      if (target.read_line() != "ready") {
+      // Like a debuggee launched by debugpy, the target is not our child: an intermediate
+      // process starts it (dapprof pauses its own children differently, see pause.cpp).
+      Child launcher({interp.path, "-c", kLauncher, interp.path,
+                      DAPPROF_SOURCE_DIR "/tests/sampler/process/targets/deep.py",
+                      std::to_string(depth)});
+      const auto pid_line = launcher.read_line();
+      const pid_t target = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
+      struct Killer {
+        pid_t pid;
+        ~Killer() {
+          if (pid > 0) kill(pid, SIGKILL);
+        }
+      } killer{target};
+      if (target <= 0 || launcher.read_line() != "ready") {
         fmt::print("{}: target did not start\n", interp.label);
         continue;
       }
       fmt::print("{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
-      pause_window(target.pid());
+      pause_window(target);
       if (pause_only) continue;
       for (bool nonblocking : {false, true}) {
         for (double rate : {1e6, 1000.0}) {
-          const auto f = run(target.pid(), rate, nonblocking, seconds);
+          const auto f = run(target, rate, nonblocking, seconds);
           if (!f) continue;
           const bool target_row = depth == 100 && rate == 1000.0;
           fmt::print(
@@ -230,10 +248,10 @@ int main(int argc, char** argv) {
               nonblocking ? "nonblocking" : "blocking", rate >= 1e6 ? "full speed" : "1000 Hz",
               f->samples_per_s, f->cpu_us_per_sample, f->core_percent, f->reads_per_sample,
               f->frames, f->stats.errors, f->stats.late,
-              target_row ? fmt::format("   [target: >= 1000 samples/s under 10%: {}]",
-                                       f->samples_per_s >= 990 && f->core_percent < 10 ? "MET"
-                                                                                       : "MISSED")
-                         : "");
+              target_row
+                  ? fmt::format("   [target: >= 1000 samples/s under 10%: {}]",
+                                f->samples_per_s >= 990 && f->core_percent < 10 ? "MET" : "MISSED")
+                  : "");
         }
       }
     }

@@ -4,54 +4,57 @@
 
 #include <unordered_map>
 
-#include "adapter/envelope.hpp"
+#include "adapter/fields.hpp"
 #include "adapter/session.hpp"
+#include "protocol/envelope.hpp"
+#include "protocol/messages.hpp"
+#include "sampler/process/tasks.hpp"
 
 namespace dapprof::adapter {
 namespace {
 
-// body.error.id values shared with the profiling protocol's error table.
-constexpr int kErrorInternal = 2000;
-constexpr int kErrorNoDebuggee = 2002;
-constexpr int kErrorAlreadyProfiling = 2003;
-constexpr int kErrorNotProfiling = 2004;
-
 Disposition start_profiling(Session& session, Json& request) {
-  if (session.debuggee() <= 0) {
-    session.respond_error(request,
-                          "no debuggee yet: startProfiling needs the debugged process, which the "
-                          "debug adapter announces with its `process` event once launch or "
-                          "attach has completed; send startProfiling after that event",
-                          kErrorNoDebuggee);
+  auto arguments = protocol::StartProfilingArguments::parse(object_field(request, "arguments"));
+  if (!arguments) {
+    session.respond_error(request, protocol::from_error(arguments.error()));
+  } else if (session.debuggee() <= 0) {
+    session.respond_error(request, protocol::errors::no_debuggee());
   } else if (session.profiling()) {
+    session.respond_error(request, protocol::errors::already_profiling(session.debuggee()));
+  } else if (arguments->pid &&
+             !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
+    // Never read the memory of a process this session did not start or attach to.
     session.respond_error(request,
-                          "already profiling this debuggee: send stopProfiling before starting "
-                          "again",
-                          kErrorAlreadyProfiling);
+                          protocol::errors::not_in_session(*arguments->pid, session.debuggee()));
   } else {
-    auto started = session.profiler().start(object_field(request, "arguments"), session.debuggee(),
-                                            session.event_sink());
+    const pid_t target = arguments->pid.value_or(session.debuggee());
+    auto started = session.profiler().start(*arguments, target, session.event_sink());
     if (started) {
       session.set_profiling(true);
       session.respond(request, std::move(*started));
     } else {
-      session.respond_error(request, started.message(), kErrorInternal);
+      session.respond_error(request, protocol::from_error(started.error()));
     }
   }
   return Disposition::Consume;
 }
 
 Disposition stop_profiling(Session& session, Json& request) {
+  auto arguments = protocol::StopProfilingArguments::parse(object_field(request, "arguments"));
+  if (!arguments) {
+    session.respond_error(request, protocol::from_error(arguments.error()));
+    return Disposition::Consume;
+  }
   if (!session.profiling()) {
-    session.respond_error(request, "not profiling: send startProfiling first", kErrorNotProfiling);
+    session.respond_error(request, protocol::errors::not_profiling());
     return Disposition::Consume;
   }
   session.set_profiling(false);
-  auto stopped = session.profiler().stop(object_field(request, "arguments"));
+  auto stopped = session.profiler().stop(*arguments);
   if (stopped)
     session.respond(request, std::move(*stopped));
   else
-    session.respond_error(request, stopped.message(), kErrorInternal);
+    session.respond_error(request, protocol::from_error(stopped.error()));
   return Disposition::Consume;
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/result.hpp"
 #include "protocol/json.hpp"
+#include "protocol/messages.hpp"
 
 namespace dapprof::adapter {
 
@@ -22,10 +23,12 @@ using EventSink = std::function<void(std::string event, Json body)>;
 class Profiler {
  public:
   virtual ~Profiler() = default;
-  // startProfiling: `arguments` as the client sent them; the result is the response body.
-  virtual Result<Json> start(const Json& arguments, pid_t debuggee, EventSink sink) = 0;
+  // startProfiling with validated arguments; `target` is the debuggee or the `pid` argument, already
+  // checked to be in the debuggee's process tree. The result is the response body.
+  virtual Result<Json> start(const protocol::StartProfilingArguments& arguments, pid_t target,
+                             EventSink sink) = 0;
   // stopProfiling, only called after a successful start.
-  virtual Result<Json> stop(const Json& arguments) = 0;
+  virtual Result<Json> stop(const protocol::StopProfilingArguments& arguments) = 0;
   // The session is over (either peer went away): stop sampling, never call the sink again.
   virtual void on_session_end() = 0;
 };

@@ -7,7 +7,7 @@
 #include <atomic>
 #include <exception>
 
-#include "adapter/envelope.hpp"
+#include "adapter/fields.hpp"
 #include "adapter/handlers.hpp"
 
 namespace dapprof::adapter {
@@ -115,9 +115,9 @@ void Session::on_client_message(Json&& message) {
         respond(message, Json::object());
         close_client_after_flush();
       } else {
-        respond_error(message,
-                      upstream_error_.empty() ? "the debug adapter has exited" : upstream_error_,
-                      2000);
+        respond_error(message, {protocol::ProfilingErrorId::Internal,
+                                upstream_error_.empty() ? "the debug adapter has exited"
+                                                        : upstream_error_});
       }
       return;
     }
@@ -177,19 +177,19 @@ void Session::send_to_client(Json message) {
 }
 
 void Session::respond(const Json& request, Json body) {
-  send_to_client(make_response(request, std::move(body)));
+  send_to_client(protocol::make_response(request, std::move(body)));
 }
 
-void Session::respond_error(const Json& request, std::string message, int error_id) {
-  spdlog::info("session {}: {} refused: {}", id_, string_field(request, "command"), message);
-  send_to_client(make_error_response(request, std::move(message), error_id));
+void Session::respond_error(const Json& request, const protocol::ProtocolError& error) {
+  spdlog::info("session {}: {} refused: {}", id_, string_field(request, "command"), error.message);
+  send_to_client(protocol::make_error_response(request, error));
 }
 
 EventSink Session::event_sink() {
   return [weak = weak_from_this(), strand = strand_](std::string event, Json body) {
     asio::post(strand, [weak, event = std::move(event), body = std::move(body)]() mutable {
       auto self = weak.lock();
-      if (self && !self->ended_) self->send_to_client(make_event(event, std::move(body)));
+      if (self && !self->ended_) self->send_to_client(protocol::make_event(event, std::move(body)));
     });
   };
 }
@@ -229,7 +229,7 @@ void Session::on_upstream_closed(const std::string& error) {
     client_->resume_reading();
     if (!terminated_sent_ && !disconnect_requested_) {
       terminated_sent_ = true;
-      send_to_client(make_event("terminated", Json::object()));
+      send_to_client(protocol::make_event("terminated", Json::object()));
     }
     // The client normally answers `terminated` with `disconnect`, which we answer ourselves.
     if (disconnect_requested_) close_client_after_flush();
@@ -269,7 +269,7 @@ void Session::shutdown() {
     if (self->client_open_) {
       if (!self->terminated_sent_) {
         self->terminated_sent_ = true;
-        self->send_to_client(make_event("terminated", Json::object()));
+        self->send_to_client(protocol::make_event("terminated", Json::object()));
       }
       self->close_client_after_flush();
     }

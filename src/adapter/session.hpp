@@ -11,6 +11,7 @@
 #include <string>
 
 #include "adapter/profiler.hpp"
+#include "protocol/envelope.hpp"
 #include "adapter/seq_map.hpp"
 #include "adapter/trace.hpp"
 #include "adapter/transport.hpp"
@@ -45,7 +46,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // For handlers (on the strand).
   void send_to_client(Json message);  // numbers it
   void respond(const Json& request, Json body);
-  void respond_error(const Json& request, std::string message, int id);
+  void respond_error(const Json& request, const protocol::ProtocolError& error);
   pid_t debuggee() const { return debuggee_; }
   void set_debuggee(pid_t pid) { debuggee_ = pid; }
   bool profiling() const { return profiling_; }

@@ -22,8 +22,9 @@ void write_collapsed(const Profile& profile, std::ostream& out, const WriteOptio
 
   std::map<std::string, double> counts;  // sorted, one entry per distinct line
   for (const auto& sample : profile.samples()) {
+    // Like py-spy: a thread without Python frames (starting, or in C only) makes no line.
+    if (profile.stacks()[sample.stack].empty()) continue;
     const auto path = display.path(sample);
-    if (path.empty()) continue;  // nothing to draw for a thread without Python frames
     std::string line;
     for (const auto frame : path) {
       if (!line.empty()) line += ';';

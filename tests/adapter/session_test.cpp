@@ -1,5 +1,7 @@
 // Session logic over real sockets: each test drives a fake client and a fake upstream adapter
 // (the far ends of socketpairs) while the session runs on an io_context thread, as in the daemon.
+#include <unistd.h>
+
 #include "adapter/session.hpp"
 
 #include <gtest/gtest.h>
@@ -39,13 +41,14 @@ struct FakeProfilerState {
 class FakeProfiler final : public Profiler {
  public:
   explicit FakeProfiler(std::shared_ptr<FakeProfilerState> state) : state_(std::move(state)) {}
-  Result<Json> start(const Json& arguments, pid_t debuggee, EventSink sink) override {
+  Result<Json> start(const protocol::StartProfilingArguments& arguments, pid_t target,
+                     EventSink sink) override {
     ++state_->starts;
-    state_->pid = debuggee;
+    state_->pid = target;
     state_->sink = std::move(sink);
-    return Json{{"rate", arguments.value("rate", 0)}};
+    return Json{{"rate", arguments.rate}};
   }
-  Result<Json> stop(const Json&) override {
+  Result<Json> stop(const protocol::StopProfilingArguments&) override {
     ++state_->stops;
     return Json{{"samples", 3}};
   }
@@ -143,6 +146,7 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   EXPECT_EQ((*early)["success"], false);
   EXPECT_EQ((*early)["request_seq"], 1);
   EXPECT_NE((*early)["message"].get<std::string>().find("no debuggee yet"), std::string::npos);
+  EXPECT_EQ((*early)["body"]["error"]["id"], 2002);
   EXPECT_EQ(state->starts, 0);
 
   p.upstream->send({{"seq", 9},
@@ -166,7 +170,11 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   auto again = p.client->recv();
   ASSERT_TRUE(again);
   EXPECT_EQ((*again)["success"], false);
-  EXPECT_NE((*again)["message"].get<std::string>().find("already profiling"), std::string::npos);
+  EXPECT_EQ((*again)["body"]["error"]["id"], 2003);
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)["success"], false);
+  EXPECT_NE((*again)["message"].get<std::string>().find("already being profiled"),
+            std::string::npos);
 
   // The sink may be called from any thread: the event is posted through the session's strand.
   std::thread([sink = state->sink] { sink("profilingData", Json{{"samples", 1}}); }).join();
@@ -199,6 +207,39 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(*p.ended);
   EXPECT_EQ(state->ends, 1);
+}
+
+TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
+  auto state = std::make_shared<FakeProfilerState>();
+  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+  // The debuggee is this test process; pid 1 (init) is not in its process tree.
+  p.upstream->send({{"seq", 1},
+                    {"type", "event"},
+                    {"event", "process"},
+                    {"body", {{"systemProcessId", ::getpid()}}}});
+  ASSERT_TRUE(p.client->recv());
+
+  p.client->send(request(1, "startProfiling", {{"rate", 0}}));
+  auto bad_rate = p.client->recv();
+  ASSERT_TRUE(bad_rate);
+  EXPECT_EQ((*bad_rate)["success"], false);
+  EXPECT_EQ((*bad_rate)["body"]["error"]["id"], 2001);
+  EXPECT_NE((*bad_rate)["message"].get<std::string>().find("rate"), std::string::npos);
+
+  p.client->send(request(2, "startProfiling", {{"pid", 1}}));
+  auto foreign = p.client->recv();
+  ASSERT_TRUE(foreign);
+  EXPECT_EQ((*foreign)["success"], false);
+  EXPECT_NE((*foreign)["message"].get<std::string>().find("not part of this debug session"),
+            std::string::npos);
+  EXPECT_EQ(state->starts, 0);
+
+  p.client->send(request(3, "startProfiling", {{"pid", ::getpid()}, {"rate", 500}}));
+  auto own = p.client->recv();
+  ASSERT_TRUE(own);
+  EXPECT_EQ((*own)["success"], true);
+  EXPECT_EQ(state->pid, ::getpid());
+  EXPECT_EQ((*own)["body"]["rate"], 500);
 }
 
 TEST_F(SessionTest, DefaultProfilerRefusesWithAClearMessage) {

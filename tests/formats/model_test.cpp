@@ -9,7 +9,7 @@
 namespace dapprof::formats {
 namespace {
 
-TEST(Profile, InternsFramesStacksAndThreads) {
+TEST(ProfileModel, InternsFramesStacksAndThreads) {
   const auto p = test::make_profile(test::sample_inputs());
   EXPECT_EQ(p.frames().size(), 4u);
   // main>work>leaf, main>work, other, main>other
@@ -21,7 +21,7 @@ TEST(Profile, InternsFramesStacksAndThreads) {
   EXPECT_EQ(p.end_us(), 60000);
 }
 
-TEST(Profile, LaterThreadNameWinsButEmptyDoesNot) {
+TEST(ProfileModel, LaterThreadNameWinsButEmptyDoesNot) {
   Profile p;
   const auto a = p.add_thread(1, 2, 3, "");
   EXPECT_EQ(p.add_thread(1, 2, 3, "named"), a);
@@ -30,7 +30,7 @@ TEST(Profile, LaterThreadNameWinsButEmptyDoesNot) {
   EXPECT_NE(p.add_thread(1, 2, 4, "named"), a);
 }
 
-TEST(Profile, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
+TEST(ProfileModel, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
   Profile p;
   sampler::Snapshot snap;
   snap.pid = 42;
@@ -70,7 +70,7 @@ TEST(CallTree, TotalsAndSelf) {
   EXPECT_EQ(tree.sample_leaves(), (std::vector<std::uint32_t>{2, 2, 1}));
 }
 
-TEST(Summary, SelfAndTotalPerFunction) {
+TEST(ProfileSummary, SelfAndTotalPerFunction) {
   const auto s = summarize(test::make_profile(test::sample_inputs()));
   EXPECT_DOUBLE_EQ(s.samples, 10);
   auto find = [&](const std::string& fn) {
@@ -96,7 +96,7 @@ TEST(Summary, SelfAndTotalPerFunction) {
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 8) << text;
 }
 
-TEST(Summary, RecursionCountsOncePerSample) {
+TEST(ProfileSummary, RecursionCountsOncePerSample) {
   Profile p;
   const auto t = p.add_thread(1, 1, 1, "");
   const std::vector<Frame> rec = {test::main_frame(), test::main_frame(), test::main_frame()};
@@ -107,7 +107,7 @@ TEST(Summary, RecursionCountsOncePerSample) {
   EXPECT_DOUBLE_EQ(s.functions[0].self, 1);
 }
 
-TEST(Text, XmlEscapeAndUtf8Repair) {
+TEST(FormatsText, XmlEscapeAndUtf8Repair) {
   EXPECT_EQ(xml_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&apos;");
   EXPECT_EQ(xml_escape("ü函"), "ü函");
   EXPECT_EQ(xml_escape("x\x01y"), "x\xEF\xBF\xBDy");

@@ -20,7 +20,7 @@ std::string fmt_hex(std::uint64_t v) {
   return buf;
 }
 
-TEST(Formats, NamesAndExtensions) {
+TEST(FormatsRegistry, NamesAndExtensions) {
   EXPECT_EQ(parse_format("speedscope"), Format::Speedscope);
   EXPECT_EQ(parse_format("flamegraph"), Format::Flamegraph);
   EXPECT_EQ(parse_format("raw"), Format::Raw);
@@ -60,6 +60,16 @@ TEST(Collapsed, OneProcessWithThreads) {
             "<&>.py:20) 2\n"
             "thread (0x7f02) \"wörker \"1\" <&>\";main (app.py:10);wörk<&>\"' (dir/ünï "
             "<&>.py:20);函数 (dir/ünï <&>.py:30) 1\n");
+}
+
+TEST(Collapsed, EmptyStacksMakeNoLine) {
+  Profile p;
+  const auto t = p.add_thread(1, 1, 1, "T");
+  p.add_sample(t, p.add_stack({}), 0);
+  const std::vector<Frame> one = {test::main_frame()};
+  p.add_sample(t, p.add_stack(one), 1);
+  EXPECT_EQ(to_string(Format::Raw, p, {.threads = true}),
+            "thread (0x1) \"T\";main (app.py:10) 1\n");
 }
 
 TEST(Speedscope, SamplesReconstructInputStacks) {

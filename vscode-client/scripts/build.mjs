@@ -1,6 +1,6 @@
 // Bundles the extension (Node, CommonJS, `vscode` external) and the webview (browser IIFE) with
 // esbuild, and the tests (Node, with `vscode` left external so that tests can stub it).
-// Usage: node scripts/build.mjs [--production] [--tests]
+// Usage: node scripts/build.mjs [--production] [--tests] [--bench]
 import * as esbuild from 'esbuild';
 import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const production = process.argv.includes('--production');
 const tests = process.argv.includes('--tests');
+const bench = process.argv.includes('--bench');
 const common = { bundle: true, sourcemap: production ? false : 'linked', minify: production, logLevel: 'warning', absWorkingDir: root };
 
 const builds = [
@@ -20,6 +21,11 @@ if (tests) {
   const entryPoints = dirs.flatMap((d) => readdirSync(join(root, d)).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f}`));
   builds.push(
     esbuild.build({ ...common, sourcemap: 'inline', minify: false, entryPoints, outdir: 'build/test', outbase: 'test', platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'ajv', 'playwright-core'] }),
+  );
+}
+if (bench) {
+  builds.push(
+    esbuild.build({ ...common, sourcemap: false, minify: false, entryPoints: ['bench/bench.ts'], outfile: 'build/bench/bench.js', platform: 'node', format: 'cjs', target: 'node20', external: ['playwright-core'] }),
   );
 }
 await Promise.all(builds);

@@ -40,7 +40,9 @@ class LoopSampler final : public Sampler {
         on_snapshot_(std::move(on_snapshot)),
         on_stop_(std::move(on_stop)) {}
 
-  void launch() { thread_ = std::thread([this] { run(); }); }
+  void launch() {
+    thread_ = std::thread([this] { run(); });
+  }
 
   ~LoopSampler() override { stop(); }
 

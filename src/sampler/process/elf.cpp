@@ -82,8 +82,8 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
   }
   if (eh->e_shstrndx < shdrs.size()) {
     for (const auto& sh : shdrs) {
-      elf.sections_.push_back(
-          {std::string(string_at(file, shdrs[eh->e_shstrndx], sh.sh_name)), sh.sh_addr, sh.sh_size});
+      elf.sections_.push_back({std::string(string_at(file, shdrs[eh->e_shstrndx], sh.sh_name)),
+                               sh.sh_addr, sh.sh_size});
     }
   }
 
@@ -98,8 +98,7 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
       if (!sym) return bad("truncated symbol table");
       if (sym->st_shndx == SHN_UNDEF || sym->st_name == 0) continue;
       const auto type = ELF64_ST_TYPE(sym->st_info);
-      if (type != STT_OBJECT && type != STT_FUNC && type != STT_TLS && type != STT_NOTYPE)
-        continue;
+      if (type != STT_OBJECT && type != STT_FUNC && type != STT_TLS && type != STT_NOTYPE) continue;
       auto name = string_at(file, strtab, sym->st_name);
       if (!name.empty()) elf.symbols_.try_emplace(std::string(name), sym->st_value);
     }

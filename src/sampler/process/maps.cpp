@@ -36,7 +36,8 @@ Result<std::vector<MapEntry>> read_maps(pid_t pid) {
     e.end = end;
     e.offset = offset;
     e.perms = perms;
-    if (consumed > 0 && static_cast<std::size_t>(consumed) < line.size()) e.path = line.substr(consumed);
+    if (consumed > 0 && static_cast<std::size_t>(consumed) < line.size())
+      e.path = line.substr(consumed);
     maps.push_back(std::move(e));
   }
   if (maps.empty()) {

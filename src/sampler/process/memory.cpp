@@ -36,9 +36,7 @@ Error classify(pid_t pid, int err, Address addr, std::size_t size) {
 
 }  // namespace
 
-std::uint64_t ProcessMemory::total_syscalls() {
-  return g_syscalls.load(std::memory_order_relaxed);
-}
+std::uint64_t ProcessMemory::total_syscalls() { return g_syscalls.load(std::memory_order_relaxed); }
 
 Status ProcessMemory::read(Address addr, void* out, std::size_t size) const {
   Chunk chunk{addr, out, size};
@@ -94,9 +92,9 @@ Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_le
     out.append(buf, want);
     addr += want;
   }
-  return Error{fmt::format("string at {:#x} in process {} longer than {} bytes", addr, pid_,
-                           max_len),
-               ErrorCode::Generic};
+  return Error{
+      fmt::format("string at {:#x} in process {} longer than {} bytes", addr, pid_, max_len),
+      ErrorCode::Generic};
 }
 
 }  // namespace dapprof::sampler::process

@@ -21,7 +21,6 @@
 namespace dapprof::sampler::process {
 namespace {
 
-
 long ptrace_call(enum __ptrace_request req, pid_t tid, unsigned long data = 0) {
   return ptrace(req, tid, nullptr, reinterpret_cast<void*>(data));
 }
@@ -133,10 +132,10 @@ Result<PausedProcess> PausedProcess::pause(pid_t pid) {
         if (err == EPERM) {
           if (const pid_t tracer = tracer_of(pid); tracer != 0 && tracer != getpid()) {
             failure = Error{fmt::format("process {} is already being traced by process {} ({}); "
-                                     "ptrace allows one tracer at a time: detach that debugger "
-                                     "or tracer, or sample in nonblocking mode",
-                                     pid, tracer, process_name(tracer)),
-                         ErrorCode::PermissionDenied};
+                                        "ptrace allows one tracer at a time: detach that debugger "
+                                        "or tracer, or sample in nonblocking mode",
+                                        pid, tracer, process_name(tracer)),
+                            ErrorCode::PermissionDenied};
           } else {
             failure = Error{permission_denied_message(pid, "pause (ptrace)"),
                             ErrorCode::PermissionDenied};
@@ -232,7 +231,8 @@ void PausedProcess::resume() {
   }
   // A traced thread that died is a zombie until its tracer reaps it, and the process's parent is
   // only told of the exit once every thread is reaped: reap them, the leader last.
-  std::sort(dying.begin(), dying.end(), [&](pid_t a, pid_t b) { return (a == pid_) < (b == pid_); });
+  std::sort(dying.begin(), dying.end(),
+            [&](pid_t a, pid_t b) { return (a == pid_) < (b == pid_); });
   for (pid_t tid : dying) {
     if (!may_reap(pid_, tid)) continue;
     int status = 0;

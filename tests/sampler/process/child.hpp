@@ -20,7 +20,8 @@ class Child {
   pid_t pid() const { return pid_; }
   // Next line of the child's stdout, without the newline; nullopt on EOF or timeout (the
   // timeout only prevents a hang).
-  std::optional<std::string> read_line(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  std::optional<std::string> read_line(
+      std::chrono::milliseconds timeout = std::chrono::seconds(30));
   void close_stdin();
   // Sends a signal and reaps the child; returns its wait status.
   int kill_and_wait(int sig);

@@ -26,8 +26,8 @@ std::string interpreter_image(const std::vector<MapEntry>& maps, const std::stri
 
 TEST_P(ElfPerInterpreter, FindsPyRuntimeInRunningProcess) {
   const auto& interp = GetParam();
-  test::Child child({interp.path, "-c",
-                     "import sys; print('ready', flush=True); sys.stdin.read()"});
+  test::Child child(
+      {interp.path, "-c", "import sys; print('ready', flush=True); sys.stdin.read()"});
   ASSERT_EQ(child.read_line(), "ready");
   auto maps = read_maps(child.pid());
   ASSERT_TRUE(maps) << maps.message();

@@ -257,7 +257,8 @@ TEST(Loop, SubprocessesAreSampledWithTheirPid) {
   ASSERT_TRUE(sampler);
   const auto from = [](pid_t pid) {
     return [pid](const std::vector<Snapshot>& snaps, const auto&) {
-      return std::any_of(snaps.begin(), snaps.end(), [&](const Snapshot& s) { return s.pid == pid; });
+      return std::any_of(snaps.begin(), snaps.end(),
+                         [&](const Snapshot& s) { return s.pid == pid; });
     };
   };
   ASSERT_TRUE(rec.wait(from(py_child))) << "no snapshot of the Python child";

@@ -45,7 +45,8 @@ TEST(ProcessMemory, ReadsKnownBufferOfChild) {
   auto one = mem.read<std::uint32_t>(c.buffer + 100);
   ASSERT_TRUE(one) << one.message();
   std::uint32_t want = 0;
-  for (int i = 3; i >= 0; --i) want = (want << 8) | expected_byte(100 + static_cast<std::size_t>(i));
+  for (int i = 3; i >= 0; --i)
+    want = (want << 8) | expected_byte(100 + static_cast<std::size_t>(i));
   EXPECT_EQ(*one, want);
 
   auto text = mem.read_cstring(c.text);

@@ -49,8 +49,8 @@ TEST(Tasks, ListsThreadsAndTheirStates) {
 }
 
 TEST(Tasks, SleepingThreadIsNotActive) {
-  test::Child child({test::system_python(), "-c",
-                     "import sys; print('ready', flush=True); sys.stdin.read()"});
+  test::Child child(
+      {test::system_python(), "-c", "import sys; print('ready', flush=True); sys.stdin.read()"});
   ASSERT_EQ(child.read_line(), "ready");
   // Soon blocked in read(2) on a pipe, sleeping for good since we never write to it.
   Result<char> state = thread_state(child.pid(), child.pid());

@@ -360,7 +360,7 @@ export class ProfilingController implements vscode.Disposable {
       this.panel.post({ type: 'idle', message: 'Start profiling from the debug toolbar to see a live flame graph.' });
       return;
     }
-    if (st.status === 'starting' && st.model.totals.batches === 0) {
+    if (st.status !== 'idle' && st.model.totals.batches === 0) {
       this.panel.post({ type: 'run', run: st.run });
       return;
     }

@@ -217,7 +217,7 @@ export class App {
     this.updateHeader();
     this.updateBreadcrumb();
     this.updateDetails();
-    this.updateTable(false);
+    this.updateTable(!modelChanged); // new data: at most every 250 ms while live; UI changes: now
     if (this.mouse) this.hoverAt(this.mouse.x, this.mouse.y, false);
   }
 

@@ -3,7 +3,7 @@
 // with their subtrees, so the cost of a frame is bounded by what is visible.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
-import { mutedRgb, nodeRgb, Palette, rgbCss } from './theme';
+import { mutedRgb, nodeRgb, Palette, parseColor, rgbCss } from './theme';
 
 export const ROW_HEIGHT = 18;
 const MIN_WIDTH = 0.4; // CSS px below which a node and its subtree are not drawn
@@ -43,7 +43,16 @@ export class FlameGraph {
   private colorCache = new Map<number, string>();
   private colorCacheKind = '';
   private charWidth = 7;
+  private fontSet = '';
+  private tinyMask = new Uint8Array(0);
+  private image: ImageData | undefined;
+  private pixels: Uint32Array | undefined;
+  private packedCache = new Map<string, number>();
+  private maskWidth = 0;
   compare: (a: CallNode, b: CallNode) => number = (a, b) => a.key - b.key;
+  private rectQueue = new Map<string, number[]>();
+  private textQueue: Array<CallNode | number> = [];
+  private dimmedQueue: Array<CallNode | number> = [];
 
   constructor(readonly canvas: HTMLCanvasElement) {
     this.ctx = canvas.getContext('2d', { alpha: false })!;
@@ -103,7 +112,8 @@ export class FlameGraph {
     const t0 = performance.now();
     const dpr = window.devicePixelRatio || 1;
     const pw = Math.max(1, Math.round(cssWidth * dpr)), ph = Math.max(1, Math.round(cssHeight * dpr));
-    if (this.canvas.width !== pw || this.canvas.height !== ph) {
+    const resized = this.canvas.width !== pw || this.canvas.height !== ph;
+    if (resized) {
       this.canvas.width = pw;
       this.canvas.height = ph;
       this.canvas.style.width = `${cssWidth}px`;
@@ -113,10 +123,18 @@ export class FlameGraph {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     ctx.fillStyle = this.palette.background;
     ctx.fillRect(0, 0, cssWidth, cssHeight);
-    ctx.font = this.palette.font;
+    // Measuring text is slow: only when the font changed (a resize resets the context's font).
+    if (resized || this.fontSet !== this.palette.font) {
+      ctx.font = this.palette.font;
+      this.fontSet = this.palette.font;
+      this.charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz').width / 26 || 7;
+    }
     ctx.textBaseline = 'middle';
-    this.charWidth = ctx.measureText('abcdefghijklmnopqrstuvwxyz').width / 26 || 7;
     this.width = cssWidth;
+    this.maskWidth = Math.ceil(cssWidth) + 2;
+    const maskSize = this.maskWidth * ((this.tree?.maxDepth ?? 0) + 2);
+    if (this.tinyMask.length < maskSize) this.tinyMask = new Uint8Array(maskSize);
+    else this.tinyMask.fill(0, 0, maskSize);
     this.rowsX = [];
     this.rowsW = [];
     this.rowsNode = [];
@@ -156,34 +174,94 @@ export class FlameGraph {
         x += w;
       }
     }
+    this.flush();
     this.lastStats = { drawn, skipped, ms: performance.now() - t0 };
     return this.lastStats;
   }
 
-  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): void {
+  private flush(): void {
     const ctx = this.ctx;
+    const H = ROW_HEIGHT - 1;
+    // The rectangles are written straight into an ImageData and put at once: a fillRect per node
+    // costs over a microsecond in a software-rendered canvas, writing pixels far less.
+    const pw = this.canvas.width, ph = this.canvas.height;
+    const dpr = pw / Math.max(1, this.width);
+    if (!this.image || this.image.width !== pw || this.image.height !== ph) {
+      this.image = ctx.createImageData(pw, ph);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+    }
+    const px = this.pixels!;
+    px.fill(this.packed(this.palette.background));
+    for (const [fill, q] of this.rectQueue) {
+      const c = this.packed(fill);
+      for (let i = 0; i < q.length; i += 3) {
+        const x0 = Math.max(0, Math.round(q[i] * dpr));
+        const x1 = Math.min(pw, Math.max(x0 + 1, Math.round((q[i] + q[i + 2]) * dpr)));
+        const y0 = Math.round(q[i + 1] * dpr), y1 = Math.min(ph, Math.round((q[i + 1] + H) * dpr));
+        for (let y = y0; y < y1; y++) px.fill(c, y * pw + x0, y * pw + x1);
+      }
+    }
+    ctx.putImageData(this.image, 0, 0);
+    this.rectQueue.clear();
+    const label = (node: CallNode, x: number, w: number, alpha: number) => {
+      const text = node.parent === null ? this.rootLabel : this.info(node.key).function;
+      const max = Math.floor((w - 6) / this.charWidth);
+      if (max < 2) return;
+      ctx.globalAlpha = alpha;
+      ctx.fillStyle = this.matches && node.parent !== null && this.matches(node.key) ? '#ffffff' : this.palette.text;
+      ctx.fillText(text.length > max ? text.slice(0, max - 1) + '…' : text, x + 3, node.depth * ROW_HEIGHT + ROW_HEIGHT / 2);
+    };
+    // Ancestors of the zoomed node: full width, dimmed.
+    const dq = this.dimmedQueue;
+    for (let i = 0; i < dq.length; i += 3) {
+      const node = dq[i] as CallNode, x = dq[i + 1] as number, w = dq[i + 2] as number;
+      ctx.globalAlpha = 0.55;
+      ctx.fillStyle = this.fillOf(node);
+      ctx.fillRect(x, node.depth * ROW_HEIGHT, w - 1, H);
+      label(node, x, w, 0.7);
+    }
+    this.dimmedQueue = [];
+    const tq = this.textQueue;
+    for (let i = 0; i < tq.length; i += 3) label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
+    this.textQueue = [];
+    ctx.globalAlpha = 1;
+    const hov = this.hovered;
+    if (hov) {
+      const r = this.rectOf(hov);
+      if (r) {
+        const gap = r.w > 3 ? 1 : 0;
+        ctx.strokeStyle = this.palette.foreground;
+        ctx.lineWidth = 2;
+        ctx.strokeRect(r.x + 1, r.y + 1, Math.max(r.w - gap - 2, 0.5), ROW_HEIGHT - 3);
+      }
+    }
+  }
+
+  /**
+   * Queues a node: rectangles are drawn per colour in flush() (one fill per colour instead of a
+   * fillStyle change per node), labels after them.
+   */
+  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): void {
     const d = node.depth;
     const y = d * ROW_HEIGHT;
     const gap = w > 3 ? 1 : 0;
-    ctx.globalAlpha = dimmed ? 0.55 : 1;
-    ctx.fillStyle = this.fillOf(node);
-    ctx.fillRect(x, y, Math.max(w - gap, 0.5), ROW_HEIGHT - 1);
-    if (node === this.hovered) {
-      ctx.globalAlpha = 1;
-      ctx.strokeStyle = this.palette.foreground;
-      ctx.lineWidth = 1.5;
-      ctx.strokeRect(x + 0.75, y + 0.75, Math.max(w - gap - 1.5, 0.5), ROW_HEIGHT - 2.5);
-    }
-    if (w >= TEXT_MIN_WIDTH) {
-      const label = node.parent === null ? this.rootLabel : this.info(node.key).function;
-      const max = Math.floor((w - 6) / this.charWidth);
-      if (max >= 2) {
-        ctx.globalAlpha = dimmed ? 0.7 : 1;
-        ctx.fillStyle = this.matches && node.parent !== null && this.matches(node.key) ? '#ffffff' : this.palette.text;
-        ctx.fillText(label.length > max ? label.slice(0, max - 1) + '…' : label, x + 3, y + ROW_HEIGHT / 2);
+    if (dimmed) this.dimmedQueue.push(node, x, w);
+    else {
+      // Nodes under 1.5 px are drawn 1 px wide; one of them per pixel of a row is enough.
+      let draw = true;
+      if (w < 1.5) {
+        const m = d * this.maskWidth + Math.round(x);
+        if (this.tinyMask[m] === 1) draw = false;
+        else this.tinyMask[m] = 1;
       }
+      if (draw) {
+        const fill = this.fillOf(node);
+        let q = this.rectQueue.get(fill);
+        if (q === undefined) this.rectQueue.set(fill, (q = []));
+        q.push(x, y, Math.max(w - gap, 0.5));
+      }
+      if (w >= TEXT_MIN_WIDTH) this.textQueue.push(node, x, w);
     }
-    ctx.globalAlpha = 1;
     let row = this.rowsX[d];
     if (!row) {
       row = this.rowsX[d] = [];
@@ -193,6 +271,27 @@ export class FlameGraph {
     row.push(x);
     this.rowsW[d].push(w);
     this.rowsNode[d].push(node);
+  }
+
+  /** A CSS colour as a pixel of the ImageData (RGBA bytes, little-endian). */
+  private packed(color: string): number {
+    let p = this.packedCache.get(color);
+    if (p === undefined) {
+      let rgb = parseColor(color);
+      if (!rgb) {
+        // Any other CSS colour syntax: let a 1x1 canvas resolve it.
+        const c = document.createElement('canvas');
+        c.width = c.height = 1;
+        const x = c.getContext('2d')!;
+        x.fillStyle = color;
+        x.fillRect(0, 0, 1, 1);
+        const d = x.getImageData(0, 0, 1, 1).data;
+        rgb = [d[0], d[1], d[2]];
+      }
+      p = ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0;
+      this.packedCache.set(color, p);
+    }
+    return p;
   }
 
   /** The node drawn at a point (CSS px of the canvas) in the last draw. */

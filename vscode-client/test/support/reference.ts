@@ -57,7 +57,11 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
         if (!stats.has(view)) stats.set(view, new Map());
         const t = trees.get(view)!;
         bump(t, '', 1, keys.length === 0 ? 1 : 0);
-        for (let d = 1; d <= keys.length; d++) bump(t, keys.slice(0, d).join(' > '), 1, d === keys.length ? 1 : 0);
+        let path = '';
+        for (let d = 1; d <= keys.length; d++) {
+          path = d === 1 ? keys[0] : `${path} > ${keys[d - 1]}`;
+          bump(t, path, 1, d === keys.length ? 1 : 0);
+        }
         const s = stats.get(view)!;
         for (const k of new Set(keys)) bump(s, k, 1, 0);
         if (keys.length) bump(s, keys[keys.length - 1], 0, 1);

@@ -1,6 +1,6 @@
 #pragma once
-// Minimal DAP envelopes for the messages dapprof itself sends. Kept in one small file so that the
-// protocol component's typed helpers can replace it without touching session logic.
+// Safe access to fields of messages from peers, which may send anything: a wrong type must not
+// throw. (Envelopes for dapprof's own messages come from protocol/envelope.hpp.)
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,9 +18,5 @@ std::optional<std::int64_t> integer_field(const Json& message, const char* key);
 // The "arguments" / "body" object of a message, or an empty object.
 const Json& object_field(const Json& message, const char* key);
 
-// seq is left 0: the session numbers every message it sends to the client.
-Json make_response(const Json& request, Json body);
-Json make_error_response(const Json& request, std::string message, int id = 1);
-Json make_event(std::string_view event, Json body);
 
 }  // namespace dapprof::adapter

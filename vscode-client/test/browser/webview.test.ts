@@ -1,0 +1,467 @@
+// The flame graph page in real headless Chromium: fed the synthetic stream and the stream of
+// dapprof's protocol encoder, checked on its tree model (against a naive aggregation done here),
+// on the pixels drawn at known nodes, and driven with real mouse and keyboard events.
+// Screenshots are written to build/screenshots/ for people to look at.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { ProfilingDataBody } from '../../src/model/protocol';
+import { nodeRgb, parseColor } from '../../src/webview/theme';
+import { Harness, screenshotDir } from '../support/browser';
+import { readStream, referenceAggregate, RefNode } from '../support/reference';
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+const h = new Harness();
+before(async () => {
+  await h.start();
+});
+after(async () => {
+  await h.stop();
+});
+
+const SYNTH = readStream('synthetic-stream.jsonl');
+const ENCODER = readStream('encoder-stream.jsonl');
+const TOTAL = SYNTH.reduce((a, b) => a + b.sampleCount, 0);
+
+/** Reference tree keyed by paths of function names (names are unique in the synthetic stream). */
+function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all'): Map<string, RefNode> {
+  const ref = referenceAggregate(bodies, groupBy).trees.get(thread)!;
+  const out = new Map<string, RefNode>();
+  for (const [path, v] of ref) {
+    const names = path === '' ? '' : path.split(' > ').map((k) => k.split('|')[0]).join(' > ');
+    const prev = out.get(names);
+    out.set(names, prev ? { total: prev.total + v.total, self: prev.self + v.self } : { ...v });
+  }
+  return out;
+}
+const REF = byNames(SYNTH, 'function');
+
+async function frames(page: Page, n = 2): Promise<void> {
+  await page.evaluate(
+    (count) =>
+      new Promise<void>((resolve) => {
+        let left = count;
+        const tick = () => (--left <= 0 ? resolve() : requestAnimationFrame(tick));
+        requestAnimationFrame(tick);
+      }),
+    n,
+  );
+}
+
+async function post(page: Page, messages: unknown[]): Promise<void> {
+  await page.evaluate((ms) => {
+    for (const m of ms) window.postMessage(m, '*');
+  }, messages);
+}
+
+async function feed(page: Page, bodies: ProfilingDataBody[]): Promise<void> {
+  const before = await page.evaluate(() => (window as any).__dapprof.model.totals.batches as number);
+  await post(
+    page,
+    bodies.map((body) => ({ type: 'data', body })),
+  );
+  await page.waitForFunction((n) => (window as any).__dapprof.model.totals.batches === n, before + bodies.length);
+  await frames(page);
+}
+
+interface NodeBox {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  total: number;
+  self: number;
+  /** page coordinates of the canvas origin */
+  cx: number;
+  cy: number;
+}
+
+/** Where the node at a path of function names is drawn, from the page's layout. */
+async function nodeBox(page: Page, names: string[]): Promise<NodeBox | null> {
+  return page.evaluate((path) => {
+    const app = (window as any).__dapprof;
+    let n = app.graph.tree.root;
+    for (const name of path) {
+      n = [...(n.children?.values() ?? [])].find((c: any) => app.model.keyInfo(app.groupBy, c.key).function === name);
+      if (!n) return null;
+    }
+    const r = app.graph.rectOf(n);
+    if (!r) return null;
+    const c = app.graph.canvas.getBoundingClientRect();
+    return { ...r, total: n.total, self: n.self, cx: c.left, cy: c.top };
+  }, names);
+}
+
+/** The colour drawn on the canvas at a CSS pixel of it. */
+async function pixel(page: Page, x: number, y: number): Promise<[number, number, number]> {
+  return page.evaluate(
+    ([px, py]) => {
+      const canvas = (window as any).__dapprof.graph.canvas as HTMLCanvasElement;
+      const dpr = canvas.width / canvas.getBoundingClientRect().width;
+      const d = canvas.getContext('2d')!.getImageData(Math.floor(px * dpr), Math.floor(py * dpr), 1, 1).data;
+      return [d[0], d[1], d[2]] as [number, number, number];
+    },
+    [x, y],
+  );
+}
+
+function near(actual: number[], expected: number[], tol = 2): boolean {
+  return actual.every((v, i) => Math.abs(v - expected[i]) <= tol);
+}
+
+async function canvasWidth(page: Page): Promise<number> {
+  return page.evaluate(() => (window as any).__dapprof.graph.canvas.getBoundingClientRect().width as number);
+}
+
+async function text(page: Page, selector: string): Promise<string> {
+  return (await page.textContent(selector)) ?? '';
+}
+
+test('starts idle, announces itself ready, and waits for data when a run starts', async () => {
+  const page = await h.open();
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready' }]);
+  assert.equal(await text(page, '#state'), 'Not profiling');
+  assert.match(await text(page, '#overlay'), /Start profiling from the debug toolbar/);
+  await post(page, [{ type: 'run', run: { session: 'app.py', pid: 31337, pythonVersion: '3.12.1', rate: 100 } }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Waiting for data');
+  assert.equal(await text(page, '#overlay'), 'Waiting for profiling data…');
+  await page.close();
+});
+
+test('synthetic stream: the tree model, the pixels at known nodes, the table and a screenshot', async () => {
+  const page = await h.open();
+  await post(page, [{ type: 'run', run: { session: 'app.py', pid: 31337, rate: 100 } }]);
+  await feed(page, SYNTH);
+  assert.equal(await text(page, '#state'), 'Live');
+  assert.match(await text(page, '#stats'), new RegExp(`^${TOTAL.toLocaleString('en-US')} samples · `));
+  assert.equal(await page.isHidden('#overlay'), true);
+
+  // Tree model: every node of every path equals the naive aggregation.
+  const model: Array<[string, number, number]> = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: Array<[string, number, number]> = [];
+    const walk = (n: any, p: string) => {
+      out.push([p, n.total, n.self]);
+      for (const c of n.children?.values() ?? []) {
+        const name = app.model.keyInfo('function', c.key).function;
+        walk(c, p === '' ? name : `${p} > ${name}`);
+      }
+    };
+    walk(app.graph.tree.root, '');
+    return out;
+  });
+  assert.deepEqual(
+    model.sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+    [...REF].map(([k, v]) => [k, v.total, v.self]).sort((a, b) => (a[0] < b[0] ? -1 : 1)),
+  );
+
+  // Layout: depth 1 holds <module> (main thread) then Thread._bootstrap (the two other threads),
+  // in name order, with widths proportional to their samples.
+  const width = await canvasWidth(page);
+  const mod = (await nodeBox(page, ['<module>']))!;
+  const boot = (await nodeBox(page, ['Thread._bootstrap']))!;
+  const modTotal = REF.get('<module>')!.total;
+  assert.equal(mod.total, modTotal);
+  assert.ok(Math.abs(mod.w - (width * modTotal) / TOTAL) < 0.01);
+  assert.ok(Math.abs(boot.x - (width * modTotal) / TOTAL) < 0.01);
+  // Pixels, read back from the canvas, away from the labels: each node has its function's colour.
+  const py = 18 + 1; // row 1, first pixel line below its top
+  assert.deepEqual(await pixel(page, 2, py), nodeRgb('<module>', false, 'light'));
+  assert.deepEqual(await pixel(page, mod.w - 3, py), nodeRgb('<module>', false, 'light'));
+  assert.deepEqual(await pixel(page, boot.x + boot.w - 3, py), nodeRgb('Thread._bootstrap', false, 'light'));
+  const sleep = (await nodeBox(page, ['Thread._bootstrap', 'Thread._bootstrap_inner', 'Thread.run', 'fetch_rates', 'http_get', 'time.sleep']))!;
+  assert.equal(sleep.y, 6 * 18);
+  assert.deepEqual(await pixel(page, sleep.x + sleep.w - 3, sleep.y + 1), nodeRgb('time.sleep', true, 'light'));
+  // Below the deepest frame of a leaf-only column there is background.
+  assert.deepEqual(await pixel(page, sleep.x + sleep.w - 3, sleep.y + 18 + 2), [255, 255, 255]);
+
+  // The table: functions by own samples, like `py-spy top`.
+  const rows = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => [tr.querySelector('.name')!.textContent, Number((tr as HTMLElement).dataset.self), Number((tr as HTMLElement).dataset.total)]));
+  const selfByFn = new Map<string, number>();
+  for (const [path, v] of REF) if (v.self) selfByFn.set(path.split(' > ').at(-1)!, (selfByFn.get(path.split(' > ').at(-1)!) ?? 0) + v.self);
+  const best = [...selfByFn].sort((a, b) => b[1] - a[1])[0];
+  assert.deepEqual(rows[0].slice(0, 2), best);
+  assert.equal(rows.find((r) => r[0] === '<module>')![2], modTotal);
+
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-light.png') });
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+test('hover shows function, file:line, samples, % of total and of parent (real mouse)', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH);
+  const path = ['<module>', 'main', 'compute_totals', 'Order.price'];
+  const b = (await nodeBox(page, path))!;
+  await page.mouse.move(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await text(page, '#tooltip');
+  const n = REF.get(path.join(' > '))!;
+  const parent = REF.get(path.slice(0, -1).join(' > '))!;
+  const pct = (x: number) => (x >= 10 ? `${x.toFixed(1)}%` : `${x.toFixed(2)}%`);
+  assert.match(tip, /^Order\.price/);
+  assert.ok(tip.includes('/app/shop/pricing.py:36'), tip);
+  assert.ok(tip.includes(`${n.total} samples · ${pct((100 * n.total) / TOTAL)} of total · ${pct((100 * n.total) / parent.total)} of parent`), tip);
+  assert.ok(tip.includes(`own: ${n.self} samples`), tip);
+  // The hovered node is outlined in the foreground colour.
+  await frames(page);
+  const fg = parseColor('#3b3b3b')!;
+  const edge = await pixel(page, b.x + b.w / 2, b.y + 1);
+  assert.ok(near(edge, fg, 40), `outline drawn: ${edge}`);
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-hover.png') });
+  await page.mouse.move(b.cx + 5, b.cy + 600);
+  await page.waitForSelector('#tooltip', { state: 'hidden' });
+  await page.close();
+});
+
+test('click zooms into a node, the breadcrumb and Escape zoom out; Ctrl+click opens the source', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH);
+  const width = await canvasWidth(page);
+  const path = ['<module>', 'main', 'compute_totals'];
+  const b = (await nodeBox(page, path))!;
+  assert.ok(b.w < width - 1);
+  await page.mouse.click(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
+  await page.waitForFunction(() => document.querySelectorAll('#breadcrumb .crumb').length === 4);
+  await page.mouse.move(b.cx + 5, b.cy + 650); // off the nodes: no hover outline on the pixels read
+  await page.waitForSelector('#tooltip', { state: 'hidden' });
+  assert.deepEqual(await page.$$eval('#breadcrumb .crumb', (c) => c.map((x) => x.textContent)), ['all threads', '<module>', 'main', 'compute_totals']);
+  await frames(page);
+  // The zoomed node now spans the whole width; its children share it by their samples.
+  const z = (await nodeBox(page, path))!;
+  assert.deepEqual([z.x, z.w], [0, width]);
+  assert.deepEqual(await pixel(page, width - 3, z.y + 1), nodeRgb('compute_totals', false, 'light'));
+  const kid = (await nodeBox(page, [...path, 'Order.price']))!;
+  const ref = REF.get([...path, 'Order.price'].join(' > '))!;
+  assert.ok(Math.abs(kid.w - (width * ref.total) / REF.get(path.join(' > '))!.total) < 0.01);
+  assert.match(await text(page, '#details'), /compute_totals/);
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-zoom.png') });
+
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.querySelectorAll('#breadcrumb .crumb').length === 3);
+  await page.click('#breadcrumb .crumb >> nth=0');
+  await page.waitForFunction(() => document.querySelectorAll('#breadcrumb .crumb').length === 1);
+  assert.equal(await page.isDisabled('#reset'), true);
+
+  // Ctrl+click asks the extension to open the file at the line.
+  await frames(page);
+  const p = (await nodeBox(page, ['<module>', 'main', 'load_orders']))!;
+  await page.keyboard.down('Control');
+  await page.mouse.click(p.cx + p.x + p.w / 2, p.cy + p.y + p.h / 2);
+  await page.keyboard.up('Control');
+  await page.waitForFunction(() => (window as any).__posted.length === 2);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted[1]), { type: 'openSource', file: '/app/shop/io.py', line: 14 });
+  assert.equal(await page.$$eval('#breadcrumb .crumb', (c) => c.length), 1, 'Ctrl+click does not zoom');
+  await page.close();
+});
+
+test('search by keyboard highlights matches and gives their total %', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH);
+  await page.mouse.click(600, 400); // focus the page
+  await page.keyboard.press('Control+f');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'search');
+  await page.keyboard.type('price');
+  await page.waitForFunction(() => /of samples/.test(document.getElementById('match')!.textContent ?? ''));
+  await frames(page);
+  // Samples with Order.price on the stack:
+  let matched = 0;
+  for (const [k, v] of REF) if (k.endsWith('> Order.price')) matched += v.total;
+  assert.equal(await text(page, '#match'), `${((100 * matched) / TOTAL).toFixed(1)}% of samples`);
+  const price = (await nodeBox(page, ['<module>', 'main', 'compute_totals', 'Order.price']))!;
+  const purple = parseColor('#652d90')!;
+  assert.deepEqual(await pixel(page, price.x + price.w - 3, price.y + 1), purple);
+  const mod = (await nodeBox(page, ['<module>']))!;
+  assert.deepEqual(await pixel(page, mod.w - 3, mod.y + 1), [221, 221, 221], 'non-matching nodes are muted');
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-search.png') });
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => document.getElementById('match')!.textContent === '');
+  await frames(page);
+  assert.deepEqual(await pixel(page, mod.w - 3, mod.y + 1), nodeRgb('<module>', false, 'light'));
+  await page.close();
+});
+
+test('thread selector (keyboard) shows one thread; group by line splits a function by line', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH);
+  const options = await page.$$eval('#thread option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual(options, ['All threads', 'MainThread (31337)', 'Thread-1 (fetch_rates) (31340)', 'Thread-2 (heartbeat) (31352)']);
+  await page.focus('#thread');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('ArrowDown');
+  await page.waitForFunction(() => (window as any).__dapprof.thread === 31340);
+  await frames(page);
+  const worker = byNames(SYNTH, 'function', '31340');
+  const root = await page.evaluate(() => (window as any).__dapprof.graph.tree.root.total as number);
+  assert.equal(root, worker.get('')!.total);
+  const width = await canvasWidth(page);
+  // Only the worker's stacks: row 1 is Thread._bootstrap across the whole width.
+  assert.deepEqual(await pixel(page, width - 3, 19), nodeRgb('Thread._bootstrap', false, 'light'));
+  assert.equal(await nodeBox(page, ['<module>']), null);
+  assert.equal(await text(page, '#breadcrumb .crumb'), 'Thread-1 (fetch_rates) (31340)');
+
+  await page.focus('#thread');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => (window as any).__dapprof.thread === undefined);
+
+  await page.selectOption('#group', 'line');
+  await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'line');
+  await frames(page);
+  const lines: Array<[number, number]> = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: Array<[number, number]> = [];
+    const walk = (n: any) => {
+      for (const c of n.children?.values() ?? []) {
+        const info = app.model.keyInfo('line', c.key);
+        if (info.function === 'Order.price') out.push([info.line, c.total]);
+        walk(c);
+      }
+    };
+    walk(app.graph.tree.root);
+    return out.sort((a, b) => a[0] - b[0]);
+  });
+  const lineRef = referenceAggregate(SYNTH, 'line').trees.get('all')!;
+  const expect = (line: number) => [...lineRef].filter(([k]) => k.endsWith(`Order.price|/app/shop/pricing.py|${line}||`)).reduce((a, [, v]) => a + v.total, 0);
+  assert.deepEqual(lines, [
+    [36, expect(36)],
+    [41, expect(41)],
+  ]);
+  assert.ok(expect(36) > 0 && expect(41) > 0);
+  await page.waitForFunction(() => document.querySelectorAll('#table th')[2]?.textContent === 'Line');
+  assert.deepEqual(await page.evaluate(() => (window as any).__state), { groupBy: 'line', tableSort: 'self' }, 'the choice persists');
+  await page.close();
+});
+
+test('the table sorts by total on a header click; a double-click opens the source', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH);
+  await page.click('#table th[data-sort="total"]');
+  await page.waitForFunction(() => document.querySelector('#table th.sorted')?.getAttribute('data-sort') === 'total');
+  const totals = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.total)));
+  assert.deepEqual(totals, [...totals].sort((a, b) => b - a));
+  assert.equal(totals[0], Math.max(REF.get('<module>')!.total, REF.get('Thread._bootstrap')!.total));
+  await page.dblclick('#table tbody tr:has-text("apply_discounts")');
+  await page.waitForFunction(() => (window as any).__posted.length === 2);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted[1]), { type: 'openSource', file: '/app/shop/pricing.py', line: 58 });
+  await page.close();
+});
+
+test('a burst of batches is drawn once per animation frame', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH.slice(0, 20));
+  const r = await page.evaluate((bodies) => {
+    const app = (window as any).__dapprof;
+    const before = { draws: app.drawCount, requests: app.frameRequests };
+    for (const body of bodies) app.handle({ type: 'data', body }); // one task: 40 batches
+    const mid = { draws: app.drawCount, requests: app.frameRequests };
+    // The page's frame callback was requested first, so it has run when this one runs.
+    return new Promise<number[]>((resolve) => requestAnimationFrame(() => resolve([before.draws, before.requests, mid.draws, mid.requests, app.drawCount])));
+  }, SYNTH.slice(20));
+  const [d0, q0, d1, q1, d2] = r;
+  assert.equal(d1, d0, 'nothing is drawn synchronously');
+  assert.equal(q1 - q0, 1, 'forty batches request one frame');
+  assert.equal(d2 - d0, 1, 'and are drawn once, in that frame');
+  assert.equal(await page.evaluate(() => (window as any).__dapprof.model.totals.batches), 60);
+  await page.close();
+});
+
+test('stopped, error and snapshot states', async () => {
+  const page = await h.open();
+  await post(page, [{ type: 'run', run: { session: 'app.py' } }]);
+  await feed(page, SYNTH.slice(0, 5));
+  await post(page, [{ type: 'stopped', stopped: { reason: 'exited', message: 'Process 31337 exited.', summary: { sampleCount: 523, duration: 2617, errorCount: 2, droppedSampleCount: 3, outputPath: '/tmp/p.speedscope.json' } } }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Stopped');
+  assert.equal(await text(page, '#stats'), '523 samples in 2.62 s, 2 read errors, 3 dropped — saved to /tmp/p.speedscope.json — Process 31337 exited.');
+  // The graph stays for inspection.
+  assert.ok((await nodeBox(page, ['<module>'])) !== null);
+
+  await post(page, [{ type: 'run', run: { session: 'app.py' } }, { type: 'error', message: 'Process 31337 is not a CPython process.' }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Error');
+  assert.equal(await text(page, '#overlay'), 'Process 31337 is not a CPython process.');
+
+  // A view opened late receives a snapshot; it shows the same tree as the stream did.
+  const snapshot = await page.evaluate((bodies) => {
+    const app = (window as any).__dapprof;
+    const M = app.model.constructor;
+    const m = new M();
+    for (const b of bodies) m.addBatch(b);
+    return m.snapshot();
+  }, SYNTH);
+  await post(page, [{ type: 'snapshot', run: { session: 'app.py' }, snapshot }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Live');
+  await frames(page);
+  const mod = (await nodeBox(page, ['<module>']))!;
+  assert.equal(mod.total, REF.get('<module>')!.total);
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+test('dark theme: VS Code colours, readable text, a screenshot', async () => {
+  const page = await h.open('dark');
+  await feed(page, SYNTH);
+  assert.deepEqual(await pixel(page, 5, 600), [0x1f, 0x1f, 0x1f], 'the editor background');
+  assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, 'dark'));
+  // Contrast of the page text and of the labels on the nodes (WCAG ratio).
+  const lum = ([r, g, b]: number[]) => {
+    const f = (c: number) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const ratio = (a: number[], b: number[]) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+  const fg = parseColor(await page.evaluate(() => getComputedStyle(document.body).color))!;
+  assert.ok(ratio(fg, [0x1f, 0x1f, 0x1f]) >= 4.5);
+  for (const theme of ['light', 'dark'] as const)
+    for (const name of ['<module>', 'main', 'compute_totals', 'Order.price', 'Thread._bootstrap', 'walk_categories'])
+      assert.ok(ratio(nodeRgb(name, false, theme), [0x1a, 0x1a, 0x1a]) >= 4.5, `${name} label in ${theme}`);
+  assert.ok(ratio(nodeRgb('time.sleep', true, 'dark'), [0x1a, 0x1a, 0x1a]) >= 4.5);
+  const b = (await nodeBox(page, ['<module>', 'main', 'compute_totals']))!;
+  await page.mouse.move(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-dark.png') });
+  await page.close();
+});
+
+test("the stream of dapprof's protocol encoder: deep stacks, native frames, non-ASCII names", async () => {
+  const page = await h.open();
+  await post(page, [{ type: 'run', run: { session: 'encoder stream' } }]);
+  await feed(page, ENCODER);
+  const total = ENCODER.reduce((a, b) => a + b.sampleCount, 0);
+  const ref = byNames(ENCODER, 'line');
+  await page.selectOption('#group', 'line');
+  await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'line');
+  await frames(page);
+  const model: Array<[string, number, number]> = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: Array<[string, number, number]> = [];
+    const walk = (n: any, p: string) => {
+      out.push([p, n.total, n.self]);
+      for (const c of n.children?.values() ?? []) walk(c, p === '' ? app.model.keyInfo('line', c.key).function : `${p} > ${app.model.keyInfo('line', c.key).function}`);
+    };
+    walk(app.graph.tree.root, '');
+    return out;
+  });
+  // Names repeat on several lines here, so compare summed per name path.
+  const got = new Map<string, [number, number]>();
+  for (const [p, t, s] of model) {
+    const g = got.get(p) ?? [0, 0];
+    got.set(p, [g[0] + t, g[1] + s]);
+  }
+  assert.equal(got.get('')![0], total);
+  assert.equal(got.size, ref.size);
+  for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], p);
+  // The widest depth-1 node is drawn in its colour.
+  const top = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const kids = [...app.graph.tree.root.children.values()].sort((a: any, b: any) => b.total - a.total);
+    const info = app.model.keyInfo('line', kids[0].key);
+    const r = app.graph.rectOf(kids[0]);
+    return { name: info.function, native: info.native, x: r.x, w: r.w };
+  });
+  assert.deepEqual(await pixel(page, top.x + top.w - 2, 19), nodeRgb(top.name, top.native, 'light'));
+  const names = await page.$$eval('#table tbody .name', (n) => n.map((x) => x.textContent ?? ''));
+  assert.ok(names.some((n) => /[^\x00-\x7f]/.test(n)), 'non-ASCII names shown');
+  assert.match(await text(page, '#stats'), /dropped/);
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-encoder-stream.png') });
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});

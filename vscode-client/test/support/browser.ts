@@ -1,0 +1,158 @@
+// Serves the webview bundle from localhost in a page that stands in for VS Code's webview host
+// (a fake acquireVsCodeApi that records posted messages), and drives it in Debian's headless
+// Chromium with playwright-core. No browser is downloaded: CHROMIUM or /usr/bin/chromium is used.
+
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, Server } from 'node:http';
+import { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Browser, chromium, Page } from 'playwright-core';
+import { clientRoot } from './reference';
+
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const screenshotDir = join(clientRoot, 'build', 'screenshots');
+
+/** Variables VS Code sets for its default themes (a subset), so the page looks as it does there. */
+const THEMES: Record<string, { bodyClass: string; vars: Record<string, string> }> = {
+  light: {
+    bodyClass: 'vscode-light',
+    vars: {
+      '--vscode-editor-background': '#ffffff',
+      '--vscode-editor-foreground': '#3b3b3b',
+      '--vscode-descriptionForeground': '#3b3b3b',
+      '--vscode-panel-border': '#e5e5e5',
+      '--vscode-input-background': '#ffffff',
+      '--vscode-input-foreground': '#3b3b3b',
+      '--vscode-input-border': '#cecece',
+      '--vscode-focusBorder': '#005fb8',
+      '--vscode-textLink-foreground': '#005fb8',
+      '--vscode-charts-purple': '#652d90',
+      '--vscode-charts-green': '#388a34',
+      '--vscode-font-family': 'sans-serif',
+      '--vscode-font-size': '13px',
+      '--vscode-editor-font-size': '12px',
+    },
+  },
+  dark: {
+    bodyClass: 'vscode-dark',
+    vars: {
+      '--vscode-editor-background': '#1f1f1f',
+      '--vscode-editor-foreground': '#cccccc',
+      '--vscode-descriptionForeground': '#9d9d9d',
+      '--vscode-panel-border': '#2b2b2b',
+      '--vscode-input-background': '#313131',
+      '--vscode-input-foreground': '#cccccc',
+      '--vscode-input-border': '#3c3c3c',
+      '--vscode-focusBorder': '#0078d4',
+      '--vscode-textLink-foreground': '#4daafc',
+      '--vscode-charts-purple': '#b180d7',
+      '--vscode-charts-green': '#89d185',
+      '--vscode-editorHoverWidget-background': '#202020',
+      '--vscode-editorHoverWidget-foreground': '#cccccc',
+      '--vscode-button-secondaryBackground': '#313131',
+      '--vscode-button-secondaryForeground': '#cccccc',
+      '--vscode-list-hoverBackground': '#2a2d2e',
+      '--vscode-font-family': 'sans-serif',
+      '--vscode-font-size': '13px',
+      '--vscode-editor-font-size': '12px',
+    },
+  },
+};
+
+function testPage(theme: string | null): string {
+  const t = theme ? THEMES[theme] : undefined;
+  const style = t ? Object.entries(t.vars).map(([k, v]) => `${k}: ${v}`).join('; ') : '';
+  return `<!DOCTYPE html>
+<html lang="en" style="${style}">
+<head><meta charset="UTF-8"><link rel="stylesheet" href="/media/webview.css"><title>Flame Graph test page</title></head>
+<body class="${t?.bodyClass ?? ''}">
+<div id="app"></div>
+<script>
+  // Stands in for VS Code's webview API.
+  window.__posted = [];
+  window.__state = undefined;
+  window.acquireVsCodeApi = () => ({
+    postMessage: (m) => window.__posted.push(m),
+    getState: () => window.__state,
+    setState: (s) => { window.__state = s; },
+  });
+</script>
+<script src="/dist/webview.js"></script>
+</body>
+</html>`;
+}
+
+export class Harness {
+  browser!: Browser;
+  server!: Server;
+  port = 0;
+  home = '';
+  pageErrors: string[] = [];
+
+  async start(): Promise<void> {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
+    const files: Record<string, [string, string]> = {
+      '/dist/webview.js': [join(clientRoot, 'dist', 'webview.js'), 'text/javascript'],
+      '/media/webview.css': [join(clientRoot, 'media', 'webview.css'), 'text/css'],
+    };
+    this.server = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (url.pathname === '/') {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(testPage(url.searchParams.get('theme')));
+        return;
+      }
+      if (url.pathname === '/favicon.ico') {
+        res.writeHead(204).end();
+        return;
+      }
+      const f = files[url.pathname];
+      if (!f) {
+        res.writeHead(404).end();
+        return;
+      }
+      res.writeHead(200, { 'content-type': f[1] });
+      res.end(readFileSync(f[0]));
+    });
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.port = (this.server.address() as AddressInfo).port;
+    this.home = mkdtempSync(join(tmpdir(), 'dapprof-chromium-'));
+    mkdirSync(screenshotDir, { recursive: true });
+    this.browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      // playwright gives the browser a fresh temporary profile (user data dir) of its own.
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--font-render-hinting=none',
+      ],
+      env: { ...process.env, HOME: this.home, XDG_CONFIG_HOME: join(this.home, '.config'), XDG_CACHE_HOME: join(this.home, '.cache') },
+      timeout: 60_000,
+    });
+  }
+
+  async open(theme: 'light' | 'dark' | null = 'light', size = { width: 1200, height: 720 }): Promise<Page> {
+    const page = await this.browser.newPage({ viewport: size, deviceScaleFactor: 1 });
+    page.setDefaultTimeout(30_000);
+    page.on('pageerror', (e) => this.pageErrors.push(String(e)));
+    page.on('console', (m) => {
+      if (m.type() === 'error') this.pageErrors.push(m.text());
+    });
+    await page.goto(`http://127.0.0.1:${this.port}/${theme ? `?theme=${theme}` : ''}`);
+    await page.waitForFunction(() => (window as unknown as { __dapprof?: unknown }).__dapprof !== undefined);
+    return page;
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close().catch(() => undefined);
+    await new Promise((r) => this.server?.close(r));
+    if (this.home) rmSync(this.home, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,316 @@
+// Session and profiling state handling of the extension, with the VS Code API stubbed: a real
+// extension host cannot run here (see test/support/fake-vscode.ts). The stub records what the
+// extension asks of VS Code; the debug adapter's answers are scripted per test.
+import { fake, makeSession, resetFake, settle, startSession, Uri, vscodeStub } from '../support/fake-vscode';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeEach, test } from 'node:test';
+import { DapprofAdapterFactory, DapprofConfigurationProvider, findExecutable } from '../../src/extension/adapter';
+import { CONTEXT_CAN_START, CONTEXT_CAN_STOP, CONTEXT_HAS_PROFILE, ProfilingController } from '../../src/extension/controller';
+import { activate } from '../../src/extension/extension';
+import { clientRoot, readStream } from '../support/reference';
+
+const START_RESPONSE = { pid: 4242, pythonVersion: '3.12.1', rate: 250, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100 };
+
+let controller: ProfilingController;
+beforeEach(() => {
+  controller?.dispose();
+  resetFake();
+  controller = new ProfilingController(Uri.file('/ext') as never);
+});
+
+function adapterAnswers(s: ReturnType<typeof makeSession>) {
+  s.answer = (command) => {
+    if (command === 'startProfiling') return START_RESPONSE;
+    if (command === 'stopProfiling') return { sampleCount: 5, duration: 200, errorCount: 1, droppedSampleCount: 0 };
+    throw new Error(`unexpected ${command}`);
+  };
+}
+
+const DATA = readStream('synthetic-stream.jsonl');
+
+test('profiling is offered only to sessions whose adapter answers initialize with supportsProfiling', async () => {
+  const plain = makeSession('plain', 'debugpy');
+  startSession(plain, false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
+  assert.equal(await controller.startProfiling(plain as never), false);
+  assert.equal(plain.requests.length, 0, 'no request is sent to an adapter without the capability');
+  assert.match(fake.errors[0], /does not support profiling/);
+
+  // A debugpy configuration pointed at `dapprof serve` (debugServer) supports it: any session type.
+  const viaServer = makeSession('server', 'debugpy');
+  startSession(viaServer, true);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+  // Switching back to the plain session hides the button again.
+  fake.activeDebugSession = plain;
+  fake.onActiveChanged.fire(plain);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), false);
+});
+
+test('start sends the settings, shows the panel and status bar; data updates them; stop shows the summary', async () => {
+  fake.config = { 'dapprof.profiling.rate': 250, 'dapprof.profiling.idle': true, 'dapprof.profiling.batchIntervalMs': 50 };
+  const s = makeSession('a');
+  adapterAnswers(s);
+  startSession(s, true);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+
+  await fake.commands.get('dapprof.startProfiling')!();
+  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 250, native: false, nonblocking: false, idle: true, gil: false, subprocesses: false, batchIntervalMs: 50 }]);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), true);
+  assert.equal(fake.statusBar.visible, true);
+  assert.equal(fake.statusBar.text, '$(flame) 0 samples · 250 Hz');
+  assert.equal(fake.panels.length, 1, 'the flame graph opens');
+  const panel = fake.panels[0];
+  assert.match(panel.html, /Content-Security-Policy/);
+  assert.match(panel.html, /dist\/webview\.js/);
+  panel.receive({ type: 'ready' });
+  assert.deepEqual(panel.posted.at(-1), { type: 'run', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250 } });
+
+  for (const body of DATA.slice(0, 3)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
+  const n = DATA.slice(0, 3).reduce((a, b) => a + b.sampleCount, 0);
+  assert.equal(fake.statusBar.text, `$(flame) ${n} samples · 250 Hz`);
+  assert.match(fake.statusBar.tooltip, /process 4242, Python 3\.12\.1/);
+  assert.equal(panel.posted.filter((m) => (m as { type: string }).type === 'data').length, 3);
+  assert.equal(fake.contexts.get(CONTEXT_HAS_PROFILE), true);
+
+  await fake.commands.get('dapprof.stopProfiling')!();
+  assert.deepEqual(s.requests[1], ['stopProfiling', {}]);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true, 'profiling can start again');
+  assert.equal(fake.statusBar.visible, false);
+  assert.deepEqual(panel.posted.at(-1), { type: 'stopped', stopped: { summary: { sampleCount: 5, duration: 200, errorCount: 1, droppedSampleCount: 0 }, reason: 'stopProfiling' } });
+  assert.match(fake.infos.at(-1)!, /^Profiling stopped: 5 samples in 0\.2 s, 1 read errors\.$/);
+  // A late event after the run ended is ignored.
+  fake.onCustomEvent.fire({ session: s, event: 'profilingData', body: DATA[3] });
+  assert.equal(panel.posted.filter((m) => (m as { type: string }).type === 'data').length, 3);
+});
+
+test('a failing startProfiling shows the adapter message and leaves profiling startable', async () => {
+  const s = makeSession('b');
+  const message =
+    'Permission denied reading the memory of process 4242 (Operation not permitted). dapprof needs ptrace access to the process: run dapprof as the same user with /proc/sys/kernel/yama/ptrace_scope set to 0';
+  s.answer = () => {
+    throw new Error(message); // VS Code rejects customRequest with the error response's message
+  };
+  startSession(s, true);
+  assert.equal(await controller.startProfiling(s as never), false);
+  assert.equal(fake.errors.length, 1);
+  assert.equal(fake.errors[0], `Could not start profiling "session b": ${message}`);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
+  assert.equal(fake.statusBar.visible, false);
+});
+
+test('profilingStopped ends the run: exited shows the summary, error shows the message', async () => {
+  const s = makeSession('c');
+  adapterAnswers(s);
+  startSession(s, true);
+  await controller.startProfiling(s as never);
+  fake.panels[0].receive({ type: 'ready' });
+  fake.onCustomEvent.fire({ session: s, event: 'profilingData', body: DATA[0] });
+  fake.onCustomEvent.fire({ session: s, event: 'profilingStopped', body: { reason: 'exited', message: 'Process 4242 exited.', sampleCount: 523, duration: 2617.0, errorCount: 0, droppedSampleCount: 0 } });
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
+  assert.deepEqual(fake.panels[0].posted.at(-1), {
+    type: 'stopped',
+    stopped: { summary: { sampleCount: 523, duration: 2617, errorCount: 0, droppedSampleCount: 0 }, reason: 'exited', message: 'Process 4242 exited.' },
+  });
+  assert.equal(fake.errors.length, 0);
+
+  await controller.startProfiling(s as never);
+  fake.onCustomEvent.fire({ session: s, event: 'profilingStopped', body: { reason: 'error', message: 'The sampler lost the process.', sampleCount: 1, duration: 10, errorCount: 3, droppedSampleCount: 0 } });
+  assert.equal(fake.errors.at(-1), 'Profiling of "session c" failed: The sampler lost the process.');
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+});
+
+test('the session ending while profiling stops the run; its profile stays exportable', async () => {
+  const s = makeSession('d');
+  adapterAnswers(s);
+  startSession(s, true);
+  await controller.startProfiling(s as never);
+  for (const body of DATA) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
+  fake.activeDebugSession = undefined;
+  fake.onTerminate.fire(s);
+  fake.onActiveChanged.fire(undefined);
+  assert.equal(fake.statusBar.visible, false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
+  assert.equal(fake.contexts.get(CONTEXT_HAS_PROFILE), true);
+
+  fake.quickPick = 'speedscope';
+  fake.saveUri = Uri.file('/ws/out.speedscope.json');
+  const uri = await controller.exportProfile();
+  assert.equal(uri?.fsPath, '/ws/out.speedscope.json');
+  const written = JSON.parse(new TextDecoder().decode(fake.written.get('/ws/out.speedscope.json')));
+  assert.equal(written.$schema, 'https://www.speedscope.app/file-format-schema.json');
+  const total = DATA.reduce((a, b) => a + b.sampleCount, 0);
+  // weights are milliseconds at the rate in effect (250 Hz: 4 ms a sample)
+  const weights = written.profiles.reduce((a: number, p: { weights: number[] }) => a + p.weights.reduce((x: number, y: number) => x + y, 0), 0);
+  assert.equal(weights, total * 4);
+  assert.deepEqual(fake.executed.at(-1), ['vscode.open', uri]);
+
+  fake.quickPick = 'cpuprofile';
+  fake.saveUri = Uri.file('/ws/out.cpuprofile');
+  await fake.commands.get('dapprof.exportProfile')!();
+  const cp = JSON.parse(new TextDecoder().decode(fake.written.get('/ws/out.cpuprofile')));
+  assert.equal(cp.samples.length, total);
+});
+
+test('export without any profile says so and writes nothing', async () => {
+  assert.equal(await controller.exportProfile('speedscope'), undefined);
+  assert.match(fake.infos[0], /no profile to export/);
+  assert.equal(fake.written.size, 0);
+});
+
+test('a panel opened after data arrived gets a snapshot equal to the stream so far', async () => {
+  fake.config = { 'dapprof.profiling.openFlameGraph': false };
+  const s = makeSession('e');
+  adapterAnswers(s);
+  startSession(s, true);
+  await controller.startProfiling(s as never);
+  assert.equal(fake.panels.length, 0, 'openFlameGraph: false keeps it closed');
+  for (const body of DATA.slice(0, 10)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
+  await fake.commands.get('dapprof.showFlameGraph')!();
+  const panel = fake.panels[0];
+  panel.receive({ type: 'ready' });
+  const snap = panel.posted.at(-1) as { type: string; snapshot: { stacks: Array<[number, number[], number]>; totals: { sampleCount: number } } };
+  assert.equal(snap.type, 'snapshot');
+  const n = DATA.slice(0, 10).reduce((a, b) => a + b.sampleCount, 0);
+  assert.equal(snap.snapshot.totals.sampleCount, n);
+  assert.equal(snap.snapshot.stacks.reduce((a, x) => a + x[2], 0), n);
+});
+
+test('open source resolves relative paths against the session cwd and opens the line', async () => {
+  const s = makeSession('f');
+  s.configuration.cwd = '/ws/app';
+  adapterAnswers(s);
+  startSession(s, true);
+  await controller.startProfiling(s as never);
+  fake.existing.add('/ws/app/shop/io.py');
+  fake.panels[0].receive({ type: 'openSource', file: 'shop/io.py', line: 40 });
+  await settle();
+  assert.equal(fake.shownDocuments[0].uri.fsPath, '/ws/app/shop/io.py');
+  assert.equal(fake.shownDocuments[0].options.selection!.start.line, 39);
+  fake.panels[0].receive({ type: 'openSource', file: '/nowhere/x.py', line: 3 });
+  await settle();
+  assert.match(fake.warnings.at(-1)!, /Cannot open \/nowhere\/x\.py/);
+});
+
+test('a child process announced by debugpy is debugged through dapprof as a child session', async () => {
+  const parent = makeSession('p');
+  startSession(parent, true);
+  const body = { name: 'Subprocess 4243', request: 'attach', connect: { host: '127.0.0.1', port: 50123 }, subProcessId: 4243, type: 'debugpy' };
+  fake.onCustomEvent.fire({ session: parent, event: 'debugpyAttach', body });
+  await settle();
+  assert.equal(fake.started.length, 1);
+  assert.deepEqual(fake.started[0].config, { ...body, type: 'dapprof', request: 'attach', name: 'Subprocess 4243' });
+  assert.equal(fake.started[0].options.parentSession, parent);
+  assert.equal(fake.started[0].options.lifecycleManagedByParent, true);
+
+  // Sessions of other types are left to their own extension.
+  const other = makeSession('q', 'debugpy');
+  fake.onCustomEvent.fire({ session: other, event: 'debugpyAttach', body });
+  await settle();
+  assert.equal(fake.started.length, 1);
+
+  fake.startDebuggingResult = false;
+  fake.onCustomEvent.fire({ session: parent, event: 'debugpyAttach', body: { connect: { port: 1 }, subProcessId: 7 } });
+  await settle();
+  assert.match(fake.warnings.at(-1)!, /Could not attach to the child process "Subprocess 7"/);
+});
+
+test('stop failing with "not profiling" ends the run; another failure keeps it running', async () => {
+  const s = makeSession('g');
+  startSession(s, true);
+  s.answer = (c) => {
+    if (c === 'startProfiling') return START_RESPONSE;
+    throw new Error('Cannot stop profiling: profiling is not running in this debug session.');
+  };
+  await controller.startProfiling(s as never);
+  await controller.stopProfiling(s as never);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+  await controller.startProfiling(s as never);
+  s.answer = () => {
+    throw new Error('Could not write the profile: disk full.');
+  };
+  assert.equal(await controller.stopProfiling(s as never), false);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), true);
+  assert.match(fake.errors.at(-1)!, /disk full/);
+});
+
+test('the adapter factory runs `dapprof stdio` from dapprof.path or PATH, with a clear error when missing', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dapprof-path-'));
+  try {
+    const exe = join(dir, 'dapprof');
+    writeFileSync(exe, '#!/bin/sh\n');
+    chmodSync(exe, 0o755);
+    assert.equal(findExecutable('dapprof', `/nonexistent:${dir}`), exe);
+    assert.equal(findExecutable(exe, ''), exe);
+    assert.equal(findExecutable('dapprof', '/nonexistent'), undefined);
+    writeFileSync(join(dir, 'noexec'), '');
+    assert.equal(findExecutable(join(dir, 'noexec'), ''), undefined, 'not executable');
+
+    const factory = new DapprofAdapterFactory();
+    const session = makeSession('h');
+    fake.config = { 'dapprof.path': exe };
+    const d = factory.createDebugAdapterDescriptor(session as never) as unknown as { command: string; args: string[] };
+    assert.deepEqual([d.command, d.args], [exe, ['stdio']]);
+    fake.config = { 'dapprof.path': join(dir, 'missing') };
+    assert.throws(() => factory.createDebugAdapterDescriptor(session as never), /dapprof was not found at ".*missing" \(setting dapprof\.path\)/);
+    fake.config = { 'dapprof.path': 'no-such-dapprof-here' };
+    assert.throws(() => factory.createDebugAdapterDescriptor(session as never), /"no-such-dapprof-here" was not found on PATH/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('F5 without launch.json debugs the current Python file; configurations pass through', () => {
+  const p = new DapprofConfigurationProvider();
+  fake.activeTextEditor = { document: { languageId: 'python' } };
+  assert.deepEqual(p.resolveDebugConfiguration(undefined, {} as never), {
+    type: 'dapprof',
+    request: 'launch',
+    name: 'Python: Current File (dapprof)',
+    program: '${file}',
+    console: 'integratedTerminal',
+    justMyCode: true,
+  });
+  fake.activeTextEditor = { document: { languageId: 'plaintext' } };
+  assert.equal(p.resolveDebugConfiguration(undefined, {} as never), undefined);
+  const config = { type: 'dapprof', request: 'launch', name: 'x', module: 'app', args: ['-v'], env: { A: '1' }, python: '/usr/bin/python3', justMyCode: false, subProcess: true };
+  assert.deepEqual(p.resolveDebugConfiguration(undefined, { ...config }), config);
+  assert.equal(p.resolveDebugConfiguration(undefined, { type: 'dapprof', request: 'launch', name: 'y' }), undefined);
+  assert.match(fake.errors.at(-1)!, /needs "program", "module" or "code"/);
+});
+
+test('package.json contributes the debug type, toolbar buttons bound to the context keys, commands and settings', () => {
+  const pkg = JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8'));
+  const c = pkg.contributes;
+  assert.deepEqual(c.breakpoints, [{ language: 'python' }]);
+  assert.equal(c.debuggers[0].type, 'dapprof');
+  assert.ok(c.debuggers[0].configurationAttributes.launch.properties.program);
+  assert.ok(c.debuggers[0].configurationAttributes.attach.properties.connect);
+  assert.ok(c.debuggers[0].initialConfigurations.length > 0);
+  assert.ok(c.debuggers[0].configurationSnippets.length >= 3);
+  const toolbar = c.menus['debug/toolBar'];
+  assert.deepEqual(
+    toolbar.map((m: { command: string; when: string }) => [m.command, m.when]),
+    [
+      ['dapprof.startProfiling', CONTEXT_CAN_START],
+      ['dapprof.stopProfiling', CONTEXT_CAN_STOP],
+    ],
+  );
+  const declared = new Set(c.commands.map((x: { command: string }) => x.command));
+  resetFake();
+  const ctx = { subscriptions: [] as Array<{ dispose(): void }>, extensionUri: Uri.file('/ext') };
+  activate(ctx as never);
+  assert.deepEqual(new Set(fake.commands.keys()), declared, 'every declared command is registered, and only those');
+  for (const k of ['rate', 'native', 'idle', 'gil', 'batchIntervalMs']) assert.ok(c.configuration.properties[`dapprof.profiling.${k}`], k);
+  assert.equal(c.configuration.properties['dapprof.path'].default, 'dapprof');
+  assert.equal(pkg.engines.vscode, '^1.90.0');
+  assert.ok(pkg.activationEvents.includes('onDebug'), 'active before any session starts, so the tracker sees initialize');
+  for (const d of ctx.subscriptions) d.dispose();
+  void vscodeStub;
+});

@@ -1,0 +1,87 @@
+// The messages the client sends and the streams it is tested with, validated against the
+// protocol's JSON Schemas (schemas/*.schema.json, draft 2020-12).
+import '../support/fake-vscode'; // first: the controller module requires 'vscode'
+import Ajv2020 from 'ajv/dist/2020';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { startArgumentsFromSettings } from '../../src/extension/controller';
+import type { ProfilingDataBody } from '../../src/model/protocol';
+import { clientRoot, randomStream, readStream, repoRoot } from '../support/reference';
+
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+const schemaDir = join(repoRoot, 'schemas');
+const schemas: Record<string, { properties?: Record<string, { minimum?: number; maximum?: number; default?: unknown }> }> = {};
+for (const f of readdirSync(schemaDir).filter((f) => f.endsWith('.schema.json'))) {
+  const s = JSON.parse(readFileSync(join(schemaDir, f), 'utf8'));
+  ajv.addSchema(s);
+  schemas[f.replace('.schema.json', '')] = s;
+}
+function validate(name: string, value: unknown): void {
+  const v = ajv.getSchema(`urn:dapprof:protocol:v1:${name}`);
+  assert.ok(v, `schema ${name}`);
+  assert.ok(v(value), `${name}: ${ajv.errorsText(v.errors)}\n${JSON.stringify(value).slice(0, 300)}`);
+}
+/** The constraints docs/PROFILING.md states beyond the schema. */
+function checkStream(bodies: ProfilingDataBody[]): void {
+  const defined = new Set<string>();
+  for (const b of bodies) {
+    validate('profilingData', b);
+    assert.equal(b.sampleCount, b.samples.length);
+    if (b.threadIds) assert.equal(b.threadIds.length, b.samples.length);
+    for (const id of Object.keys(b.newFrames)) {
+      assert.ok(!defined.has(id), `frame ${id} announced twice`);
+      defined.add(id);
+    }
+    for (const s of b.samples) for (const id of s) assert.ok(defined.has(String(id)), `frame ${id} used before it is announced`);
+  }
+}
+
+test('every schema of the protocol compiles', () => {
+  assert.deepEqual(Object.keys(schemas).sort(), [
+    'profilingData',
+    'profilingErrorResponse',
+    'profilingStopped',
+    'startProfilingArguments',
+    'startProfilingResponse',
+    'stopProfilingArguments',
+    'stopProfilingResponse',
+  ]);
+});
+
+test('the fixture streams and the random test streams are valid profilingData bodies', () => {
+  checkStream(readStream('synthetic-stream.jsonl'));
+  checkStream(readStream('encoder-stream.jsonl'));
+  for (const seed of [1, 2, 3]) checkStream(randomStream(seed, 20));
+  checkStream(randomStream(5, 20, { withThreads: false }));
+});
+
+test('the validator rejects what the protocol forbids', () => {
+  const v = ajv.getSchema('urn:dapprof:protocol:v1:profilingData')!;
+  const ok: ProfilingDataBody = { newFrames: { '1': { file: 'a.py', line: 1, function: 'f' } }, samples: [[1]], sampleCount: 1, duration: 1 };
+  assert.ok(v(ok));
+  assert.ok(!v({ ...ok, samples: [[2 ** 53]] }), 'frame ID above 2^53 - 1');
+  assert.ok(!v({ ...ok, newFrames: { '01': ok.newFrames['1'] } }), 'non-canonical decimal ID');
+  assert.ok(!v({ ...ok, newFrames: { '1': { file: 'a.py', line: -1, function: 'f' } } }), 'negative line');
+  assert.ok(!v({ samples: [], sampleCount: 0, duration: 0 }), 'newFrames missing');
+});
+
+test('startProfiling arguments built from the settings are valid, and the settings ranges match the schema', () => {
+  const pkg = JSON.parse(readFileSync(join(clientRoot, 'package.json'), 'utf8'));
+  const props = pkg.contributes.configuration.properties;
+  const settings = (values: Record<string, unknown>) => ({ get: <T>(k: string, d: T) => (values[k] === undefined ? d : (values[k] as T)) });
+  const defaults: Record<string, unknown> = {};
+  for (const [k, p] of Object.entries<{ default: unknown }>(props)) if (k.startsWith('dapprof.profiling.')) defaults[k.slice('dapprof.profiling.'.length)] = p.default;
+  validate('startProfilingArguments', startArgumentsFromSettings(settings(defaults) as never));
+  const schema = schemas.startProfilingArguments.properties!;
+  for (const k of ['rate', 'batchIntervalMs']) {
+    const p = props[`dapprof.profiling.${k}`];
+    assert.equal(p.minimum, schema[k].minimum, `${k} minimum`);
+    assert.equal(p.maximum, schema[k].maximum, `${k} maximum`);
+    validate('startProfilingArguments', startArgumentsFromSettings(settings({ ...defaults, [k]: p.minimum }) as never));
+    validate('startProfilingArguments', startArgumentsFromSettings(settings({ ...defaults, [k]: p.maximum }) as never));
+  }
+  validate('startProfilingArguments', startArgumentsFromSettings(settings({ native: true, idle: true, gil: true, subprocesses: true }) as never));
+  validate('stopProfilingArguments', {});
+});
