@@ -18,5 +18,4 @@ std::optional<std::int64_t> integer_field(const Json& message, const char* key);
 // The "arguments" / "body" object of a message, or an empty object.
 const Json& object_field(const Json& message, const char* key);
 
-
 }  // namespace dapprof::adapter

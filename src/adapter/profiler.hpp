@@ -23,8 +23,8 @@ using EventSink = std::function<void(std::string event, Json body)>;
 class Profiler {
  public:
   virtual ~Profiler() = default;
-  // startProfiling with validated arguments; `target` is the debuggee or the `pid` argument, already
-  // checked to be in the debuggee's process tree. The result is the response body.
+  // startProfiling with validated arguments; `target` is the debuggee or the `pid` argument,
+  // already checked to be in the debuggee's process tree. The result is the response body.
   virtual Result<Json> start(const protocol::StartProfilingArguments& arguments, pid_t target,
                              EventSink sink) = 0;
   // stopProfiling, only called after a successful start.

@@ -115,9 +115,9 @@ void Session::on_client_message(Json&& message) {
         respond(message, Json::object());
         close_client_after_flush();
       } else {
-        respond_error(message, {protocol::ProfilingErrorId::Internal,
-                                upstream_error_.empty() ? "the debug adapter has exited"
-                                                        : upstream_error_});
+        respond_error(message,
+                      {protocol::ProfilingErrorId::Internal,
+                       upstream_error_.empty() ? "the debug adapter has exited" : upstream_error_});
       }
       return;
     }

@@ -11,11 +11,11 @@
 #include <string>
 
 #include "adapter/profiler.hpp"
-#include "protocol/envelope.hpp"
 #include "adapter/seq_map.hpp"
 #include "adapter/trace.hpp"
 #include "adapter/transport.hpp"
 #include "adapter/upstream.hpp"
+#include "protocol/envelope.hpp"
 
 namespace dapprof::adapter {
 

@@ -1,12 +1,11 @@
 // Session logic over real sockets: each test drives a fake client and a fake upstream adapter
 // (the far ends of socketpairs) while the session runs on an io_context thread, as in the daemon.
-#include <unistd.h>
-
 #include "adapter/session.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <memory>

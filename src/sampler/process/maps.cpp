@@ -5,23 +5,25 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "sampler/process/permissions.hpp"
+#include "sampler/process/procfs.hpp"
 
 namespace dapprof::sampler::process {
 
 Result<std::vector<MapEntry>> read_maps(pid_t pid) {
   const std::string path = fmt::format("/proc/{}/maps", pid);
-  std::ifstream in(path);
-  if (!in) {
-    if (errno == EACCES || errno == EPERM)
+  int error = 0;
+  const auto text = read_proc_file(path, &error);
+  if (!text) {
+    if (error == EACCES || error == EPERM)
       return Error{permission_denied_message(pid, "read the memory map of"),
                    ErrorCode::PermissionDenied};
     return Error{fmt::format("no process with PID {}", pid), ErrorCode::NoSuchProcess};
   }
   std::vector<MapEntry> maps;
+  std::istringstream in(*text);
   std::string line;
   while (std::getline(in, line)) {
     // start-end perms offset dev inode [path]; the path may contain spaces.

@@ -9,13 +9,13 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 
 #include "sampler/process/permissions.hpp"
+#include "sampler/process/procfs.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler::process {
@@ -25,25 +25,19 @@ long ptrace_call(enum __ptrace_request req, pid_t tid, unsigned long data = 0) {
   return ptrace(req, tid, nullptr, reinterpret_cast<void*>(data));
 }
 
-// "TracerPid:" from /proc/PID/status; 0 if untraced or unreadable.
-pid_t tracer_of(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  std::string key;
-  while (in >> key) {
-    if (key == "TracerPid:") {
-      pid_t t = 0;
-      in >> t;
-      return t;
-    }
-    in.ignore(1 << 16, '\n');
-  }
-  return 0;
+// "TracerPid:" from /proc/PID/status (or a thread's); 0 if untraced or unreadable.
+pid_t tracer_of(pid_t pid, pid_t tid = 0) {
+  const auto status = read_proc_file(tid ? fmt::format("/proc/{}/task/{}/status", pid, tid)
+                                         : fmt::format("/proc/{}/status", pid));
+  if (!status) return 0;
+  const auto at = status->find("TracerPid:");
+  if (at == std::string::npos) return 0;
+  return static_cast<pid_t>(std::strtol(status->c_str() + at + 10, nullptr, 10));
 }
 
 // Real parent of pid from /proc/PID/stat (0 if unknown).
 pid_t parent_of(pid_t pid) {
-  std::ifstream in(fmt::format("/proc/{}/stat", pid));
-  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string stat = read_proc_file(fmt::format("/proc/{}/stat", pid)).value_or("");
   const auto close = stat.rfind(')');
   if (close == std::string::npos || close + 4 >= stat.size()) return 0;
   return static_cast<pid_t>(std::strtol(stat.c_str() + close + 4, nullptr, 10));
@@ -126,6 +120,17 @@ Result<PausedProcess> PausedProcess::pause(pid_t pid) {
       if (ptrace_call(PTRACE_SEIZE, tid) != 0) {
         const int err = errno;
         if (err == ESRCH || gone_or_zombie(pid, tid)) {  // exited meanwhile
+          gone.push_back(tid);
+          continue;
+        }
+        // EPERM also comes from a process that is exiting, and from a thread still ours because
+        // it died during an earlier pause before it could be detached: neither is a permission
+        // problem.
+        if (err == EPERM && gone_or_zombie(pid, pid)) {
+          failure = Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+          break;
+        }
+        if (err == EPERM && tracer_of(pid, tid) == getpid()) {
           gone.push_back(tid);
           continue;
         }

@@ -6,14 +6,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <charconv>
-#include <fstream>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "sampler/process/permissions.hpp"
+#include "sampler/process/procfs.hpp"
 
 namespace dapprof::sampler::process {
 namespace {
@@ -41,11 +40,7 @@ std::vector<pid_t> numeric_entries(const std::string& dir, int& error) {
   return out;
 }
 
-std::optional<std::string> slurp(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+std::optional<std::string> slurp(const std::string& path) { return read_proc_file(path); }
 
 // Fields of /proc/.../stat after the command name, which may itself contain spaces and ')'.
 std::optional<std::string_view> stat_tail(const std::string& stat) {

@@ -28,23 +28,9 @@ using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
 
-// process::thread_state/thread_active read /proc with iostreams, which throw when the thread
-// exits between open and read (ESRCH): a thread gone is a thread not running.
-bool thread_running(pid_t pid, pid_t tid) {
-  try {
-    return process::thread_active(pid, tid);
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
 bool gone(pid_t pid) {
-  try {
-    auto state = process::thread_state(pid, pid);
-    return !state || *state == 'Z' || *state == 'X';
-  } catch (const std::exception&) {
-    return true;
-  }
+  auto state = process::thread_state(pid, pid);
+  return !state || *state == 'Z' || *state == 'X';
 }
 
 class PythonProcessImpl final : public PythonProcess {
@@ -101,7 +87,7 @@ class PythonProcessImpl final : public PythonProcess {
     auto tids = process::list_threads(pid_);
     if (!tids) return tids.error();
     std::unordered_map<pid_t, bool> running;
-    for (pid_t tid : *tids) running[tid] = thread_running(pid_, tid);
+    for (pid_t tid : *tids) running[tid] = process::thread_active(pid_, tid);
 
     std::optional<process::PausedProcess> pause;
     if (!options_.nonblocking) {

@@ -2,7 +2,7 @@
 // into the model as they arrive, and redraws at most once per animation frame.
 
 import { CallNode, GroupBy, KeyInfo, locationLabel, ProfileModel, threadLabel } from '../model/profile';
-import { FlameGraph, ROW_HEIGHT } from './flame';
+import { FlameGraph } from './flame';
 import type { FromWebview, RunInfo, StoppedInfo, ToWebview } from './messages';
 import { readPalette } from './theme';
 
@@ -75,6 +75,8 @@ export class App {
   private drawnVersion = -1;
   private uiDirty = true;
   private tableKey = '';
+  private crumbKey = '';
+  private detailsKey = '';
   private tableTime = 0;
   private tableTimer: ReturnType<typeof setTimeout> | undefined;
   private threadsShown = '';
@@ -178,6 +180,7 @@ export class App {
 
   private reset(): void {
     this.model = new ProfileModel();
+    this.crumbKey = this.detailsKey = this.tableKey = '';
     this.run = undefined;
     this.stopped = undefined;
     this.errorMessage = '';
@@ -217,7 +220,7 @@ export class App {
     this.updateHeader();
     this.updateBreadcrumb();
     this.updateDetails();
-    this.updateTable(!modelChanged); // new data: at most every 250 ms while live; UI changes: now
+    this.updateTable(modelChanged);
     if (this.mouse) this.hoverAt(this.mouse.x, this.mouse.y, false);
   }
 
@@ -326,6 +329,10 @@ export class App {
 
   private updateBreadcrumb(): void {
     const zoom = this.graph.zoomNode();
+    // Rebuilt only when the zoom changed, so that hovering does not replace the buttons.
+    const key = `${zoom?.path().join(',')}:${this.graph.tree === undefined}:${this.groupBy}:${this.thread}:${this.graph.rootLabel}`;
+    if (key === this.crumbKey) return;
+    this.crumbKey = key;
     const chain: CallNode[] = [];
     for (let n: CallNode | null | undefined = zoom; n; n = n.parent) chain.push(n);
     chain.reverse();
@@ -343,6 +350,9 @@ export class App {
 
   private updateDetails(): void {
     const zoom = this.graph.zoomNode();
+    const key = `${zoom?.path().join(',')}:${this.groupBy}:${this.thread}:${this.model.version}`;
+    if (key === this.detailsKey) return;
+    this.detailsKey = key;
     if (!zoom || zoom.parent === null) {
       this.detailsEl.replaceChildren(el('span', { className: 'hint', textContent: 'Click a node to zoom in, Ctrl+click to open its source. Escape zooms out.' }));
       return;
@@ -361,16 +371,19 @@ export class App {
     this.detailsEl.replaceChildren(...parts);
   }
 
-  private updateTable(force: boolean): void {
-    const v = this.model.version * 4 + (this.groupBy === 'line' ? 2 : 0) + (this.tableSort === 'self' ? 1 : 0);
-    const key = `${v}:${this.thread}`;
-    if (!force && this.tableKey === key) return;
+  /**
+   * Rebuilds the table when what it shows changed (data, grouping, sort, thread), not on hover or
+   * search. New data while live rebuilds it at most every TABLE_MIN_INTERVAL_MS.
+   */
+  private updateTable(throttle: boolean): void {
+    const key = `${this.model.version}:${this.groupBy}:${this.tableSort}:${this.thread}`;
+    if (this.tableKey === key) return;
     const now = performance.now();
-    if (!force && this.state === 'live' && now - this.tableTime < TABLE_MIN_INTERVAL_MS) {
+    if (throttle && this.state === 'live' && now - this.tableTime < TABLE_MIN_INTERVAL_MS) {
       if (this.tableTimer === undefined)
         this.tableTimer = setTimeout(() => {
           this.tableTimer = undefined;
-          this.updateTable(true);
+          this.updateTable(false);
         }, TABLE_MIN_INTERVAL_MS);
       return;
     }
@@ -388,21 +401,38 @@ export class App {
     const view = this.model.view(this.thread);
     const whole = view?.sampleCount ?? 0;
     const rows = this.model.table(this.groupBy, this.thread, this.tableSort, TABLE_ROWS);
-    this.tbody.replaceChildren(
-      ...rows.map((r) => {
-        const tr = el(
+    // Rows are reused and only their changed cells rewritten: the table refreshes several times
+    // a second while live, and a row under the mouse keeps its identity for clicks.
+    const trs = this.tbody.rows;
+    while (trs.length > rows.length) this.tbody.deleteRow(-1);
+    rows.forEach((r, i) => {
+      let tr = trs[i] as HTMLTableRowElement | undefined;
+      if (!tr) {
+        tr = el(
           'tr',
-          { title: `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click to open the source` },
-          el('td', { className: 'num', textContent: pct(r.self, whole) }),
-          el('td', { className: 'num', textContent: pct(r.total, whole) }),
-          el('td', { className: 'fn' }, el('span', { className: 'name', textContent: r.info.function }), el('span', { className: 'loc', textContent: ' ' + locationLabel(r.info) })),
+          {},
+          el('td', { className: 'num' }),
+          el('td', { className: 'num' }),
+          el('td', { className: 'fn' }, el('span', { className: 'name' }), el('span', { className: 'loc' })),
         );
-        tr.dataset.key = String(r.key);
+        this.tbody.append(tr);
+      }
+      const set = (node: Element, text: string) => {
+        if (node.textContent !== text) node.textContent = text;
+      };
+      const cells = tr.cells;
+      set(cells[0], pct(r.self, whole));
+      set(cells[1], pct(r.total, whole));
+      set(cells[2].firstChild as Element, r.info.function);
+      set(cells[2].lastChild as Element, ' ' + locationLabel(r.info));
+      const key = String(r.key);
+      if (tr.dataset.key !== key || tr.dataset.self !== String(r.self) || tr.dataset.total !== String(r.total)) {
+        tr.dataset.key = key;
         tr.dataset.self = String(r.self);
         tr.dataset.total = String(r.total);
-        return tr;
-      }),
-    );
+        tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click to open the source`;
+      }
+    });
   }
 
   // ---- interaction -------------------------------------------------------------------------
@@ -458,7 +488,7 @@ export class App {
     this.tableSort = s;
     this.persist();
     this.uiDirty = true;
-    this.updateTable(true);
+    this.updateTable(false);
   }
 
   openSource(info: KeyInfo): void {
@@ -593,4 +623,3 @@ export class App {
   }
 }
 
-export { ROW_HEIGHT };

@@ -13,8 +13,8 @@ export interface Palette {
 }
 
 export function themeKind(body: HTMLElement): Palette['kind'] {
-  if (body.classList.contains('vscode-high-contrast') || body.classList.contains('vscode-high-contrast-light'))
-    return 'high-contrast';
+  if (body.classList.contains('vscode-high-contrast-light')) return 'light';
+  if (body.classList.contains('vscode-high-contrast')) return 'high-contrast';
   if (body.classList.contains('vscode-dark')) return 'dark';
   if (body.classList.contains('vscode-light')) return 'light';
   // A page outside VS Code: follow the background's lightness.

@@ -2,11 +2,13 @@
 // dapprof's protocol encoder, checked on its tree model (against a naive aggregation done here),
 // on the pixels drawn at known nodes, and driven with real mouse and keyboard events.
 // Screenshots are written to build/screenshots/ for people to look at.
+import { Uri } from '../support/fake-vscode'; // first: panel.ts requires 'vscode'
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { ProfilingDataBody } from '../../src/model/protocol';
+import { webviewHtml } from '../../src/extension/panel';
 import { nodeRgb, parseColor } from '../../src/webview/theme';
 import { Harness, screenshotDir } from '../support/browser';
 import { readStream, referenceAggregate, RefNode } from '../support/reference';
@@ -114,6 +116,14 @@ async function canvasWidth(page: Page): Promise<number> {
   return page.evaluate(() => (window as any).__dapprof.graph.canvas.getBoundingClientRect().width as number);
 }
 
+/** Waits until the table shows the model's latest data (it is refreshed at most 4 times a second while live). */
+async function tableCurrent(page: Page): Promise<void> {
+  await page.waitForFunction(() => {
+    const app = (window as any).__dapprof;
+    return app.tableKey.startsWith(`${app.model.version}:`);
+  });
+}
+
 async function text(page: Page, selector: string): Promise<string> {
   return (await page.textContent(selector)) ?? '';
 }
@@ -177,6 +187,7 @@ test('synthetic stream: the tree model, the pixels at known nodes, the table and
   assert.deepEqual(await pixel(page, sleep.x + sleep.w - 3, sleep.y + 18 + 2), [255, 255, 255]);
 
   // The table: functions by own samples, like `py-spy top`.
+  await tableCurrent(page);
   const rows = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => [tr.querySelector('.name')!.textContent, Number((tr as HTMLElement).dataset.self), Number((tr as HTMLElement).dataset.total)]));
   const selfByFn = new Map<string, number>();
   for (const [path, v] of REF) if (v.self) selfByFn.set(path.split(' > ').at(-1)!, (selfByFn.get(path.split(' > ').at(-1)!) ?? 0) + v.self);
@@ -336,11 +347,21 @@ test('thread selector (keyboard) shows one thread; group by line splits a functi
 test('the table sorts by total on a header click; a double-click opens the source', async () => {
   const page = await h.open();
   await feed(page, SYNTH);
+  await tableCurrent(page);
   await page.click('#table th[data-sort="total"]');
   await page.waitForFunction(() => document.querySelector('#table th.sorted')?.getAttribute('data-sort') === 'total');
   const totals = await page.$$eval('#table tbody tr', (trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.total)));
   assert.deepEqual(totals, [...totals].sort((a, b) => b - a));
   assert.equal(totals[0], Math.max(REF.get('<module>')!.total, REF.get('Thread._bootstrap')!.total));
+  // Searching (a click on a row) and hovering the graph leave the rows in place.
+  const row = await page.$('#table tbody tr:has-text("apply_discounts")');
+  await page.click('#table tbody tr:has-text("apply_discounts")');
+  await page.waitForFunction(() => (document.getElementById('search') as HTMLInputElement).value === 'apply_discounts');
+  const b = (await nodeBox(page, ['<module>']))!;
+  await page.mouse.move(b.cx + b.x + 5, b.cy + b.y + 5);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  await frames(page);
+  assert.equal(await row!.evaluate((e) => e.isConnected), true);
   await page.dblclick('#table tbody tr:has-text("apply_discounts")');
   await page.waitForFunction(() => (window as any).__posted.length === 2);
   assert.deepEqual(await page.evaluate(() => (window as any).__posted[1]), { type: 'openSource', file: '/app/shop/pricing.py', line: 58 });
@@ -414,6 +435,23 @@ test('dark theme: VS Code colours, readable text, a screenshot', async () => {
     for (const name of ['<module>', 'main', 'compute_totals', 'Order.price', 'Thread._bootstrap', 'walk_categories'])
       assert.ok(ratio(nodeRgb(name, false, theme), [0x1a, 0x1a, 0x1a]) >= 4.5, `${name} label in ${theme}`);
   assert.ok(ratio(nodeRgb('time.sleep', true, 'dark'), [0x1a, 0x1a, 0x1a]) >= 4.5);
+  // Labels on the grey root row and on search matches stay readable too.
+  await page.fill('#search', 'price');
+  await frames(page);
+  const labels: Array<[string, string]> = await page.evaluate(() => {
+    const g = (window as any).__dapprof.graph;
+    const root = g.tree.root;
+    const price = [...root.children.values()][0];
+    const find = (n: any): any => (g.matches(n.key) ? n : [...(n.children?.values() ?? [])].map(find).find(Boolean));
+    const m = find(price);
+    return [
+      [g.fillOf(root), g.textOn(g.fillOf(root))],
+      [g.fillOf(m), g.textOn(g.fillOf(m))],
+      [g.fillOf(price), g.textOn(g.fillOf(price))],
+    ];
+  });
+  for (const [fill, label] of labels) assert.ok(ratio(parseColor(fill)!, parseColor(label)!) >= 4.5, `${label} on ${fill}`);
+  await page.fill('#search', '');
   const b = (await nodeBox(page, ['<module>', 'main', 'compute_totals']))!;
   await page.mouse.move(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
   await page.waitForSelector('#tooltip:not([hidden])');
@@ -458,10 +496,44 @@ test("the stream of dapprof's protocol encoder: deep stacks, native frames, non-
     return { name: info.function, native: info.native, x: r.x, w: r.w };
   });
   assert.deepEqual(await pixel(page, top.x + top.w - 2, 19), nodeRgb(top.name, top.native, 'light'));
+  await tableCurrent(page);
   const names = await page.$$eval('#table tbody .name', (n) => n.map((x) => x.textContent ?? ''));
   assert.ok(names.some((n) => /[^\x00-\x7f]/.test(n)), 'non-ASCII names shown');
   assert.match(await text(page, '#stats'), /dropped/);
   await page.screenshot({ path: join(screenshotDir, 'flamegraph-encoder-stream.png') });
   assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+test("the page runs under the Content-Security-Policy of the extension's webview HTML", async () => {
+  const origin = `http://127.0.0.1:${h.port}`;
+  const webview = { cspSource: origin, asWebviewUri: (u: Uri) => ({ toString: () => origin + u.fsPath.replace(/^\/ext/, '') }) };
+  const html = webviewHtml(webview as never, Uri.file('/ext') as never, 'T3stN0nce');
+  assert.match(html, /script-src 'nonce-T3stN0nce'/);
+  h.pages.set('/webview.html', html);
+  const page = await h.open(null, undefined, '/webview.html', () => {
+    // What VS Code's webview host provides, plus a record of CSP violations.
+    const w = window as any;
+    w.__posted = [];
+    w.__violations = [];
+    w.acquireVsCodeApi = () => ({ postMessage: (m: unknown) => w.__posted.push(m), getState: () => undefined, setState: () => undefined });
+    document.addEventListener('securitypolicyviolation', (e) => w.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
+  await feed(page, SYNTH);
+  const b = (await nodeBox(page, ['<module>', 'main']))!;
+  await page.mouse.move(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, 'light'));
+  assert.deepEqual(await page.evaluate(() => (window as any).__violations), []);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready' }]);
+  // The policy is in force: a script without the nonce is refused.
+  await page.evaluate(() => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__inline = 1';
+    document.body.append(s);
+  });
+  await page.waitForFunction(() => (window as any).__violations.length === 1);
+  assert.equal(await page.evaluate(() => (window as any).__inline), undefined);
+  h.pageErrors.length = 0; // the refusal is also logged to the console
   await page.close();
 });

@@ -89,6 +89,8 @@ export class Harness {
   port = 0;
   home = '';
   pageErrors: string[] = [];
+  /** Extra pages served as they are: path -> HTML. */
+  readonly pages = new Map<string, string>();
 
   async start(): Promise<void> {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
@@ -101,6 +103,12 @@ export class Harness {
       if (url.pathname === '/') {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
         res.end(testPage(url.searchParams.get('theme')));
+        return;
+      }
+      const extra = this.pages.get(url.pathname);
+      if (extra !== undefined) {
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+        res.end(extra);
         return;
       }
       if (url.pathname === '/favicon.ico') {
@@ -138,14 +146,15 @@ export class Harness {
     });
   }
 
-  async open(theme: 'light' | 'dark' | null = 'light', size = { width: 1200, height: 720 }): Promise<Page> {
+  async open(theme: 'light' | 'dark' | null = 'light', size = { width: 1200, height: 720 }, path?: string, init?: () => void): Promise<Page> {
     const page = await this.browser.newPage({ viewport: size, deviceScaleFactor: 1 });
+    if (init) await page.addInitScript(init);
     page.setDefaultTimeout(30_000);
     page.on('pageerror', (e) => this.pageErrors.push(String(e)));
     page.on('console', (m) => {
       if (m.type() === 'error') this.pageErrors.push(m.text());
     });
-    await page.goto(`http://127.0.0.1:${this.port}/${theme ? `?theme=${theme}` : ''}`);
+    await page.goto(`http://127.0.0.1:${this.port}${path ?? `/${theme ? `?theme=${theme}` : ''}`}`);
     await page.waitForFunction(() => (window as unknown as { __dapprof?: unknown }).__dapprof !== undefined);
     return page;
   }
