@@ -6,7 +6,7 @@ packages=(
   libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev
   libunwind-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-debugpy python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions
-  chromium
+  chromium nodejs
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The README's test command: installs what is missing, builds, runs every test.
+# The README's test command: installs what is missing, builds, runs every test
+# (the VS Code client's suite, then every C++ unit and integration test through ctest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset default
 cmake --build --preset default -j"$(nproc)"
-ctest --preset default --timeout 600
+vscode-client/scripts/test.sh
+ctest --preset default -j2 --timeout 600
