@@ -12,6 +12,7 @@
 
 #include "sampler/process/pause.hpp"
 #include "sampler/process/tasks.hpp"
+#include "sampler/process/thread_states.hpp"
 #include "sampler/python/activity.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/layout.hpp"
@@ -55,7 +56,8 @@ class PythonProcessImpl final : public PythonProcess {
   }
 
   Result<Snapshot> snapshot() override {
-    if (exited()) return exited_error();
+    // Whether the process is gone is asked of /proc only after a failed read, not every sample.
+    if (exited_) return exited_error();
     Result<Snapshot> snap = Error{};
     try {
       snap = take();
@@ -86,8 +88,7 @@ class PythonProcessImpl final : public PythonProcess {
     // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
     auto tids = process::list_threads(pid_);
     if (!tids) return tids.error();
-    std::unordered_map<pid_t, bool> running;
-    for (pid_t tid : *tids) running[tid] = process::thread_active(pid_, tid);
+    const std::unordered_map<pid_t, bool> running = thread_states_.active(*tids);
 
     std::optional<process::PausedProcess> pause;
     if (!options_.nonblocking) {
@@ -195,6 +196,7 @@ class PythonProcessImpl final : public PythonProcess {
   python::ThreadNames names_;
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
+  process::ThreadStates thread_states_{pid_};
 };
 
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
