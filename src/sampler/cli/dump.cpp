@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "formats/snapshot_json.hpp"
 #include "sampler/cli/options.hpp"
 #include "sampler/cli/proc_info.hpp"
 #include "sampler/sampler.hpp"
@@ -34,22 +35,7 @@ void print_text(const PythonProcess& proc, const Snapshot& snap) {
 }
 
 void print_json(const PythonProcess& proc, const Snapshot& snap) {
-  Json threads = Json::array();
-  for (const auto& t : snap.threads) {
-    Json frames = Json::array();
-    for (const auto& f : t.frames) {
-      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
-    }
-    threads.push_back({{"thread_id", t.thread_id},
-                       {"os_thread_id", t.os_thread_id},
-                       {"name", t.name},
-                       {"status", t.status()},
-                       {"owns_gil", t.owns_gil},
-                       {"active", t.active},
-                       {"frames", std::move(frames)}});
-  }
-  const Json doc = {
-      {"pid", proc.pid()}, {"python_version", proc.python_version()}, {"threads", threads}};
+  const Json doc = formats::snapshot_to_json(snap, proc.python_version());
   std::cout << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
 

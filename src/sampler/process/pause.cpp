@@ -58,6 +58,18 @@ enum class WaitOutcome { Stopped, Gone, Pending };
 // otherwise the thread was about to receive WSTOPSIG, to be delivered when we let it go.
 int forwarded_signal(int status) { return (status >> 16) != 0 ? 0 : WSTOPSIG(status); }
 
+// Blocking wait for a seized thread's stop or exit, consuming its wait status.
+WaitOutcome wait_stop(pid_t tid, int& signal_to_forward) {
+  int status = 0;
+  pid_t r;
+  do {
+    r = waitpid(tid, &status, __WALL);
+  } while (r < 0 && errno == EINTR);
+  if (r != tid || !WIFSTOPPED(status)) return WaitOutcome::Gone;
+  signal_to_forward = forwarded_signal(status);
+  return WaitOutcome::Stopped;
+}
+
 // A look at a seized thread (waiting for a change if `block`). Peeks first (WNOWAIT) so that an
 // exit is only consumed when it is ours to consume.
 WaitOutcome poll_stop(pid_t pid, pid_t tid, int& signal_to_forward, bool block) {
@@ -69,26 +81,7 @@ WaitOutcome poll_stop(pid_t pid, pid_t tid, int& signal_to_forward, bool block) 
   if (info.si_pid == 0) return WaitOutcome::Pending;
   const bool stopped = info.si_code == CLD_TRAPPED || info.si_code == CLD_STOPPED;
   if (!stopped && !may_reap(pid, tid)) return WaitOutcome::Gone;
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(tid, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
-  if (r != tid || !WIFSTOPPED(status)) return WaitOutcome::Gone;
-  signal_to_forward = forwarded_signal(status);
-  return WaitOutcome::Stopped;
-}
-
-// Blocking wait for a thread other than the leader: its stop, or its exit.
-WaitOutcome wait_stop(pid_t tid, int& signal_to_forward) {
-  int status = 0;
-  pid_t r;
-  do {
-    r = waitpid(tid, &status, __WALL);
-  } while (r < 0 && errno == EINTR);
-  if (r != tid || !WIFSTOPPED(status)) return WaitOutcome::Gone;
-  signal_to_forward = forwarded_signal(status);
-  return WaitOutcome::Stopped;
+  return wait_stop(tid, signal_to_forward);
 }
 
 }  // namespace

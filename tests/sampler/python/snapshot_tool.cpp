@@ -11,6 +11,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "formats/snapshot_json.hpp"
 #include "sampler/sampler.hpp"
 
 namespace {
@@ -41,21 +42,7 @@ const char* code_name(ErrorCode code) {
 }
 
 Json to_json(const dapprof::sampler::Snapshot& snap, const std::string& version) {
-  Json threads = Json::array();
-  for (const auto& t : snap.threads) {
-    Json frames = Json::array();
-    for (const auto& f : t.frames) {
-      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
-    }
-    threads.push_back({{"thread_id", t.thread_id},
-                       {"os_thread_id", t.os_thread_id},
-                       {"name", t.name},
-                       {"status", t.status()},
-                       {"owns_gil", t.owns_gil},
-                       {"active", t.active},
-                       {"frames", std::move(frames)}});
-  }
-  return {{"pid", snap.pid}, {"python_version", version}, {"threads", std::move(threads)}};
+  return dapprof::formats::snapshot_to_json(snap, version);
 }
 
 double cpu_us() {

@@ -1,0 +1,26 @@
+#include "formats/snapshot_json.hpp"
+
+namespace dapprof::formats {
+
+nlohmann::ordered_json snapshot_to_json(const sampler::Snapshot& snapshot,
+                                        const std::string& python_version) {
+  using Json = nlohmann::ordered_json;
+  Json threads = Json::array();
+  for (const auto& t : snapshot.threads) {
+    Json frames = Json::array();
+    for (const auto& f : t.frames) {
+      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
+    }
+    threads.push_back({{"thread_id", t.thread_id},
+                       {"os_thread_id", t.os_thread_id},
+                       {"name", t.name},
+                       {"status", t.status()},
+                       {"owns_gil", t.owns_gil},
+                       {"active", t.active},
+                       {"frames", std::move(frames)}});
+  }
+  return {
+      {"pid", snapshot.pid}, {"python_version", python_version}, {"threads", std::move(threads)}};
+}
+
+}  // namespace dapprof::formats
