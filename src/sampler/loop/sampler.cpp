@@ -26,11 +26,6 @@ constexpr auto kDefaultChildWindow = std::chrono::milliseconds(2000);
 // A child whose reads keep failing (e.g. it exec'd a non-Python program) is dropped.
 constexpr unsigned kChildFailureLimit = 20;
 
-bool gone(pid_t pid) {
-  const auto state = process::thread_state(pid, pid);
-  return !state.ok() || *state == 'Z' || *state == 'X';
-}
-
 class LoopSampler final : public Sampler {
  public:
   LoopSampler(std::unique_ptr<PythonProcess> main, const SamplerOptions& options,
@@ -119,7 +114,7 @@ class LoopSampler final : public Sampler {
     if (!snap) {
       const auto code = snap.code();
       if (proc.exited() || code == ErrorCode::ProcessExited || code == ErrorCode::NoSuchProcess ||
-          gone(proc.pid()))
+          process::thread_gone(proc.pid(), proc.pid()))
         return Outcome::Exited;
       if (errors_.fetch_add(1, std::memory_order_relaxed) == 0 || code != last_error_code_)
         spdlog::debug("sampling process {}: {}", proc.pid(), snap.message());

@@ -43,11 +43,6 @@ pid_t parent_of(pid_t pid) {
   return static_cast<pid_t>(std::strtol(stat.c_str() + close + 4, nullptr, 10));
 }
 
-bool gone_or_zombie(pid_t pid, pid_t tid) {
-  const auto state = thread_state(pid, tid);
-  return !state.ok() || *state == 'Z' || *state == 'X';
-}
-
 // The leader's exit status belongs to its real parent; when that is us (dapprof started the
 // target), leave it for the code that waits for the child.
 bool may_reap(pid_t pid, pid_t tid) { return tid != pid || parent_of(pid) != getpid(); }
@@ -112,14 +107,14 @@ Result<PausedProcess> PausedProcess::pause(pid_t pid) {
     for (pid_t tid : fresh) {
       if (ptrace_call(PTRACE_SEIZE, tid) != 0) {
         const int err = errno;
-        if (err == ESRCH || gone_or_zombie(pid, tid)) {  // exited meanwhile
+        if (err == ESRCH || thread_gone(pid, tid)) {  // exited meanwhile
           gone.push_back(tid);
           continue;
         }
         // EPERM also comes from a process that is exiting, and from a thread still ours because
         // it died during an earlier pause before it could be detached: neither is a permission
         // problem.
-        if (err == EPERM && gone_or_zombie(pid, pid)) {
+        if (err == EPERM && thread_gone(pid, pid)) {
           failure = Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
           break;
         }
@@ -176,7 +171,7 @@ Result<PausedProcess> PausedProcess::pause(pid_t pid) {
       int sig = 0;
       const bool our_child = parent_of(pid) == getpid();
       auto outcome = poll_stop(pid, tid, sig, /*block=*/false);
-      if (outcome == WaitOutcome::Pending && gone_or_zombie(pid, tid)) outcome = WaitOutcome::Gone;
+      if (outcome == WaitOutcome::Pending && thread_gone(pid, tid)) outcome = WaitOutcome::Gone;
       if (outcome == WaitOutcome::Pending && !our_child) {
         outcome = poll_stop(pid, tid, sig, /*block=*/true);
       }

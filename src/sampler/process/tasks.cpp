@@ -77,6 +77,11 @@ bool thread_active(pid_t pid, pid_t tid) {
   return state.ok() && *state == 'R';
 }
 
+bool thread_gone(pid_t pid, pid_t tid) {
+  const auto state = thread_state(pid, tid);
+  return !state.ok() || *state == 'Z' || *state == 'X';
+}
+
 std::vector<pid_t> descendants(pid_t pid) {
   int err = 0;
   std::unordered_multimap<pid_t, pid_t> children;  // ppid -> pid

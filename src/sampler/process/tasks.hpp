@@ -14,6 +14,9 @@ Result<std::vector<pid_t>> list_threads(pid_t pid);
 Result<char> thread_state(pid_t pid, pid_t tid);
 // True if the thread is running or runnable (not waiting in a syscall or on a lock).
 bool thread_active(pid_t pid, pid_t tid);
+// True if the thread no longer runs: gone from /proc, a zombie or dead. thread_gone(pid, pid)
+// asks it of the whole process (its leader).
+bool thread_gone(pid_t pid, pid_t tid);
 // All descendants of pid (children, grandchildren...), from /proc/*/stat parent links.
 std::vector<pid_t> descendants(pid_t pid);
 // True if `candidate` is pid itself or one of its descendants.

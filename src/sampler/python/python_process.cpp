@@ -29,11 +29,6 @@ using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
 
-bool gone(pid_t pid) {
-  auto state = process::thread_state(pid, pid);
-  return !state || *state == 'Z' || *state == 'X';
-}
-
 class PythonProcessImpl final : public PythonProcess {
  public:
   PythonProcessImpl(pid_t pid, const AttachOptions& options, python::Interpreter interp,
@@ -51,7 +46,7 @@ class PythonProcessImpl final : public PythonProcess {
   pid_t pid() const override { return pid_; }
   const std::string& python_version() const override { return interp_.version; }
   bool exited() const override {
-    if (!exited_) exited_ = gone(pid_);
+    if (!exited_) exited_ = process::thread_gone(pid_, pid_);
     return exited_;
   }
 
@@ -275,7 +270,7 @@ Result<std::unique_ptr<PythonProcess>> PythonProcess::attach(pid_t pid,
     const auto code = attached.code();
     const bool transient = code == ErrorCode::NotPython || code == ErrorCode::Generic;
     if (!transient || std::chrono::steady_clock::now() >= deadline) return attached;
-    if (gone(pid)) {
+    if (process::thread_gone(pid, pid)) {
       return Error{fmt::format("process {} exited before its Python interpreter started", pid),
                    ErrorCode::ProcessExited};
     }
