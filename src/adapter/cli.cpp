@@ -33,6 +33,11 @@ void add_common(CLI::App& cmd, Parsed& p) {
                  "Largest DAP message body accepted from either peer, in bytes")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
+  cmd.add_option("--max-pending-samples", o.max_pending_samples,
+                 "Profiling samples kept for a client that reads slowly; beyond this the oldest "
+                 "are dropped and reported in droppedSampleCount")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   cmd.add_option("--log-file", o.log_file, "Write logs here instead of stderr");
   cmd.add_option("--log-level", o.log_level, "trace, debug, info, warn, error, critical, off")
       ->capture_default_str();

@@ -1,9 +1,11 @@
 #include "adapter/handlers.hpp"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 #include <unordered_map>
 
+#include "adapter/child_sessions.hpp"
 #include "adapter/fields.hpp"
 #include "adapter/session.hpp"
 #include "protocol/envelope.hpp"
@@ -19,7 +21,7 @@ Disposition start_profiling(Session& session, Json& request) {
     session.respond_error(request, protocol::from_error(arguments.error()));
   } else if (session.debuggee() <= 0) {
     session.respond_error(request, protocol::errors::no_debuggee());
-  } else if (session.profiling()) {
+  } else if (session.profiler().active() || session.profiler().starting()) {
     session.respond_error(request, protocol::errors::already_profiling(session.debuggee()));
   } else if (arguments->pid &&
              !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
@@ -28,13 +30,8 @@ Disposition start_profiling(Session& session, Json& request) {
                           protocol::errors::not_in_session(*arguments->pid, session.debuggee()));
   } else {
     const pid_t target = arguments->pid.value_or(session.debuggee());
-    auto started = session.profiler().start(*arguments, target, session.event_sink());
-    if (started) {
-      session.set_profiling(true);
-      session.respond(request, std::move(*started));
-    } else {
-      session.respond_error(request, protocol::from_error(started.error()));
-    }
+    session.profiler().start(*arguments, target, session.profiler_link());
+    session.await_profiler_start(std::move(request));
   }
   return Disposition::Consume;
 }
@@ -45,12 +42,16 @@ Disposition stop_profiling(Session& session, Json& request) {
     session.respond_error(request, protocol::from_error(arguments.error()));
     return Disposition::Consume;
   }
-  if (!session.profiling()) {
+  if (session.profiler().starting()) {
+    session.defer_stop_profiling(std::move(request));
+    return Disposition::Consume;
+  }
+  if (!session.profiler().stoppable()) {
     session.respond_error(request, protocol::errors::not_profiling());
     return Disposition::Consume;
   }
-  session.set_profiling(false);
   auto stopped = session.profiler().stop(*arguments);
+  session.send_profiling_data(true);  // the last batch goes before the response
   if (stopped)
     session.respond(request, std::move(*stopped));
   else
@@ -60,6 +61,7 @@ Disposition stop_profiling(Session& session, Json& request) {
 
 Disposition disconnect_request(Session& session, Json&) {
   session.note_disconnect_requested();
+  session.end_profiling_run(0, protocol::StoppedReason::Disconnected);
   return Disposition::Forward;
 }
 
@@ -90,6 +92,23 @@ Disposition terminated_event(Session& session, Json&) {
   return Disposition::Forward;
 }
 
+// debugpy names a port of its own adapter for the child's session; the client must attach through
+// dapprof instead, or the child could not be profiled.
+Disposition debugpy_attach_event(Session& session, Json& event) {
+  auto body = event.find("body");
+  if (body == event.end() || !body->is_object()) return Disposition::Forward;
+  if (auto redirected = session.child_sessions().redirect(*body); !redirected) {
+    const auto child = integer_field(*body, "subProcessId").value_or(0);
+    spdlog::warn("session {}: debugpyAttach for child process {} passed on unchanged: {}",
+                 session.id(), child, redirected.message());
+    session.send_to_client(protocol::make_event(
+        "output", Json{{"category", "console"},
+                       {"output", fmt::format("dapprof: child process {} cannot be profiled: {}\n",
+                                              child, redirected.message())}}));
+  }
+  return Disposition::Forward;
+}
+
 using Table = std::unordered_map<std::string_view, Handler>;
 
 Handler find(const Table& table, std::string_view key) {
@@ -113,7 +132,9 @@ Handler find_upstream_response_handler(std::string_view command) {
 }
 
 Handler find_upstream_event_handler(std::string_view event) {
-  static const Table table{{"process", &process_event}, {"terminated", &terminated_event}};
+  static const Table table{{"process", &process_event},
+                           {"terminated", &terminated_event},
+                           {"debugpyAttach", &debugpy_attach_event}};
   return find(table, event);
 }
 

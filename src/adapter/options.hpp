@@ -29,6 +29,8 @@ struct UpstreamOptions {
 struct Options {
   UpstreamOptions upstream;
   std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
+  // Profiling samples held for a slow client before the oldest are dropped (and counted).
+  std::size_t max_pending_samples = 50'000;
   std::string log_file;  // empty: stderr
   std::string log_level = "info";
   std::string trace_dap;  // empty: no trace

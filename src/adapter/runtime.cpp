@@ -40,10 +40,19 @@ std::shared_ptr<Session> Runtime::start_session(int client_read_fd, int client_w
                                                 std::function<void()> on_end) {
   Session::Config config;
   config.max_message_size = options_.max_message_size;
+  config.profiler_factory = [max = options_.max_pending_samples] {
+    return make_live_profiler(max);
+  };
   config.connector = connector_;
   config.trace = trace_;
+  config.start_child = [this](std::shared_ptr<Session> child) { adopt_session(std::move(child)); };
   auto session =
       Session::create(asio::make_strand(io_), client_read_fd, client_write_fd, std::move(config));
+  adopt_session(session, std::move(on_end));
+  return session;
+}
+
+void Runtime::adopt_session(std::shared_ptr<Session> session, std::function<void()> on_end) {
   const auto id = session->id();
   // Set after creation: the callback needs the id, and must not own the session.
   session->set_on_end([this, id, on_end = std::move(on_end)] {
@@ -61,7 +70,6 @@ std::shared_ptr<Session> Runtime::start_session(int client_read_fd, int client_w
     session->shutdown();
   else
     session->start();
-  return session;
 }
 
 std::size_t Runtime::sessions() const {

@@ -29,6 +29,8 @@ class Runtime {
   // Starts a session on the client's fds, registered until it ends (then on_end runs).
   std::shared_ptr<Session> start_session(int client_read_fd, int client_write_fd,
                                          std::function<void()> on_end = {});
+  // Registers and starts a session created elsewhere (a child process's session).
+  void adopt_session(std::shared_ptr<Session> session, std::function<void()> on_end = {});
   // Called when the daemon starts stopping (e.g. to close the acceptor).
   void on_stopping(std::function<void()> callback) { on_stopping_ = std::move(callback); }
   // Ends every session, waits (bounded) for the adapters to exit, then stops the loop.

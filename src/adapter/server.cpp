@@ -1,5 +1,6 @@
 #include "adapter/server.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -65,7 +66,8 @@ class Server {
                              }
                              asio::error_code ignored;
                              const auto peer = socket.remote_endpoint(ignored);
-                             const int fd = ::dup(socket.native_handle());
+                             // Close-on-exec: adapters spawned later must not inherit it.
+                             const int fd = ::fcntl(socket.native_handle(), F_DUPFD_CLOEXEC, 3);
                              socket.close(ignored);
                              if (fd >= 0) {
                                auto session = runtime_.start_session(fd, fd);

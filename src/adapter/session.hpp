@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "adapter/profiler.hpp"
@@ -19,14 +20,19 @@
 
 namespace dapprof::adapter {
 
+class ChildSessions;
+
 class Session : public std::enable_shared_from_this<Session> {
  public:
   struct Config {
     std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
     UpstreamConnector connector;
-    ProfilerFactory profiler_factory;    // default: make_unavailable_profiler
+    ProfilerFactory profiler_factory;    // default: make_live_profiler()
     std::shared_ptr<TraceWriter> trace;  // may be null
     std::function<void()> on_end;        // runs on the strand once both sides are closed
+    // Starts a child process's session (child_sessions.hpp) the way the daemon starts its own,
+    // so that it ends with the daemon. Null: it is just started.
+    std::function<void(std::shared_ptr<Session>)> start_child;
   };
 
   // Takes ownership of the client's fds (equal for a socket).
@@ -49,15 +55,26 @@ class Session : public std::enable_shared_from_this<Session> {
   void respond_error(const Json& request, const protocol::ProtocolError& error);
   pid_t debuggee() const { return debuggee_; }
   void set_debuggee(pid_t pid) { debuggee_ = pid; }
-  bool profiling() const { return profiling_; }
-  void set_profiling(bool active) { profiling_ = active; }
   Profiler& profiler() { return *profiler_; }
-  EventSink event_sink();
+  // How the profiler reaches this session from its threads.
+  ProfilerLink profiler_link();
+  // Sends queued profilingData events: all of them, or only while the client's connection has
+  // nothing else waiting (DAP traffic first; a slow client makes the profiler merge or drop).
+  void send_profiling_data(bool everything);
+  // Ends profiling run `run` (0: the current one): its last data, then profilingStopped.
+  void end_profiling_run(std::uint64_t run, protocol::StoppedReason reason);
+  // startProfiling is answered once the profiler has attached (on_profiler_started); a
+  // stopProfiling that arrives meanwhile is handled right after.
+  void await_profiler_start(Json request) { pending_start_ = std::move(request); }
+  void defer_stop_profiling(Json request) { deferred_stop_ = std::move(request); }
   void note_terminated_sent() { terminated_sent_ = true; }
   void note_disconnect_requested() { disconnect_requested_ = true; }
+  ChildSessions& child_sessions();  // created on first use
 
  private:
   void on_upstream_ready(Result<Upstream> upstream);
+  void on_profiler_started(std::uint64_t run);
+  void fail_pending_profiling_requests(const std::string& why);
   void on_client_message(Json&& message);
   void on_upstream_message(Json&& message);
   void on_client_closed(const std::string& error);
@@ -77,10 +94,14 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string upstream_error_;  // set when the upstream could not be started
   SeqMapper seq_;
   std::unique_ptr<Profiler> profiler_;
+  std::shared_ptr<ChildSessions> child_sessions_;
   asio::steady_timer linger_;  // bounds how long one side may stay open after the other ended
   asio::steady_timer child_exit_grace_;
+  asio::steady_timer profiling_retry_;  // the client's kernel buffer was too full for data
+  bool profiling_retry_armed_ = false;
+  std::optional<Json> pending_start_;   // startProfiling waiting for the attach
+  std::optional<Json> deferred_stop_;   // stopProfiling that came while attaching
   pid_t debuggee_ = 0;
-  bool profiling_ = false;
   bool terminated_sent_ = false;
   bool disconnect_requested_ = false;
   bool client_open_ = false;

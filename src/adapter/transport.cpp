@@ -1,8 +1,10 @@
 #include "adapter/transport.hpp"
 
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <spdlog/spdlog.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -177,6 +179,15 @@ void Channel::resume_reading() {
   if (!paused_) return;
   paused_ = false;
   do_read();
+}
+
+std::size_t Channel::unsent_in_kernel() {
+  if (closed_) return 0;
+  const int fd = out_ ? out_->native_handle() : in_.native_handle();
+  int bytes = 0;
+  // SIOCOUTQ: unsent (and unacknowledged) bytes of a socket; FIONREAD: unread bytes of a pipe.
+  if (::ioctl(fd, is_socket_ ? SIOCOUTQ : FIONREAD, &bytes) != 0 || bytes < 0) return 0;
+  return static_cast<std::size_t>(bytes);
 }
 
 }  // namespace dapprof::adapter

@@ -49,6 +49,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   void pause_reading();
   void resume_reading();
   std::size_t queued_bytes() const { return queued_bytes_; }
+  // Bytes written but not yet taken by the peer: still in the kernel's socket send queue or in
+  // the pipe. Lets low-priority traffic wait while a slow peer has a backlog we cannot see.
+  std::size_t unsent_in_kernel();
   // Called each time the write queue drains completely.
   void on_drained(std::function<void()> callback) { on_drained_ = std::move(callback); }
   bool is_open() const { return !closed_; }

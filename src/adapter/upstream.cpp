@@ -1,5 +1,6 @@
 #include "adapter/upstream.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -29,13 +30,14 @@ void spawn_adapter(const UpstreamOptions& options, Reaper& reaper, std::size_t m
 
 // Resolve + connect with a deadline; the state lives as long as the pending operations.
 struct Connect : std::enable_shared_from_this<Connect> {
-  Connect(Channel::Executor s, HostPort t, std::size_t max, UpstreamReady r)
+  Connect(Channel::Executor s, HostPort t, std::size_t max, std::string h, UpstreamReady r)
       : strand(s),
         resolver(s),
         socket(s),
         timer(s),
         target(std::move(t)),
         max_size(max),
+        hint(std::move(h)),
         ready(std::move(r)) {}
 
   void run() {
@@ -61,14 +63,13 @@ struct Connect : std::enable_shared_from_this<Connect> {
   void connected(const asio::error_code& ec) {
     if (done) return;
     if (ec)
-      return fail(
-          fmt::format("cannot connect to debugpy at {}:{}: {} (is the program running "
-                      "with debugpy.listen on that address?)",
-                      target.host, target.port, ec.message()));
+      return fail(fmt::format("cannot connect to debugpy at {}:{}: {} {}", target.host, target.port,
+                              ec.message(), hint));
     done = true;
     timer.cancel();
-    // The channel owns plain fds; hand over a duplicate and let the socket object go.
-    const int fd = ::dup(socket.native_handle());
+    // The channel owns plain fds; hand over a duplicate and let the socket object go. Close on
+    // exec: an adapter spawned later must not keep this connection open.
+    const int fd = ::fcntl(socket.native_handle(), F_DUPFD_CLOEXEC, 3);
     asio::error_code ignored;
     socket.close(ignored);
     if (fd < 0) {
@@ -97,6 +98,7 @@ struct Connect : std::enable_shared_from_this<Connect> {
   asio::steady_timer timer;
   HostPort target;
   std::size_t max_size;
+  std::string hint;
   UpstreamReady ready;
   bool done = false;
 };
@@ -113,11 +115,21 @@ UpstreamConnector make_upstream_connector(const UpstreamOptions& options, Reaper
   return [options, &reaper, max_message_size](Channel::Executor strand, Reaper::OnExit on_exit,
                                               UpstreamReady ready) {
     if (options.connect) {
-      std::make_shared<Connect>(strand, *options.connect, max_message_size, std::move(ready))
+      std::make_shared<Connect>(strand, *options.connect, max_message_size,
+                                "(is the program running with debugpy.listen on that address?)",
+                                std::move(ready))
           ->run();
     } else {
       spawn_adapter(options, reaper, max_message_size, strand, std::move(on_exit), ready);
     }
+  };
+}
+
+UpstreamConnector make_tcp_connector(HostPort target, std::size_t max_message_size,
+                                     std::string unreachable_hint) {
+  return [target = std::move(target), max_message_size, hint = std::move(unreachable_hint)](
+             Channel::Executor strand, Reaper::OnExit, UpstreamReady ready) {
+    std::make_shared<Connect>(strand, target, max_message_size, hint, std::move(ready))->run();
   };
 }
 

@@ -29,4 +29,9 @@ std::vector<std::string> adapter_argv(const UpstreamOptions& options);
 UpstreamConnector make_upstream_connector(const UpstreamOptions& options, Reaper& reaper,
                                           std::size_t max_message_size);
 
+// A TCP connection to a debug adapter that listens at `target` (what --connect does).
+// `unreachable_hint` ends the error message when it cannot be reached: what the user may check.
+UpstreamConnector make_tcp_connector(HostPort target, std::size_t max_message_size,
+                                     std::string unreachable_hint);
+
 }  // namespace dapprof::adapter

@@ -17,6 +17,7 @@ enum class ErrorCode {
   NotPython,         // no CPython interpreter found in the process
   UnsupportedVersion,
   TornRead,  // inconsistent data read from a running process (nonblocking mode)
+  OutputFailed,  // a file the user asked for could not be written
 };
 
 struct Error {

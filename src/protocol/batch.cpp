@@ -1,5 +1,6 @@
 #include "protocol/batch.hpp"
 
+#include <algorithm>
 #include <iterator>
 #include <string>
 #include <utility>
@@ -16,6 +17,16 @@ void append(std::vector<T>& to, std::vector<T>&& from) {
   to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
+std::optional<double> earliest(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return a ? a : b;
+  return std::min(*a, *b);
+}
+
+std::optional<double> latest(std::optional<double> a, std::optional<double> b) {
+  if (!a || !b) return a ? a : b;
+  return std::max(*a, *b);
+}
+
 }  // namespace
 
 ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
@@ -26,6 +37,8 @@ ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
   a.duration_ms += b.duration_ms;
   a.dropped_sample_count += b.dropped_sample_count;
   a.error_count += b.error_count;
+  a.start_time_ms = earliest(a.start_time_ms, b.start_time_ms);
+  a.end_time_ms = latest(a.end_time_ms, b.end_time_ms);
   return a;
 }
 
@@ -33,6 +46,8 @@ void drop_samples(ProfilingBatch& batch) {
   batch.dropped_sample_count += batch.samples.size();
   batch.samples.clear();
   batch.thread_ids.clear();
+  batch.start_time_ms.reset();  // they described the samples
+  batch.end_time_ms.reset();
 }
 
 Json to_json(const ProfilingBatch& batch) {
@@ -60,6 +75,8 @@ Json to_json(const ProfilingBatch& batch) {
                {"threads", std::move(threads)},
                {"droppedSampleCount", batch.dropped_sample_count},
                {"errorCount", batch.error_count}};
+  if (batch.start_time_ms) body["startTime"] = *batch.start_time_ms;
+  if (batch.end_time_ms) body["endTime"] = *batch.end_time_ms;
   return body;
 }
 

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,6 +41,8 @@ struct ProfilingBatch {
   std::vector<std::vector<FrameId>> samples;  // one stack per thread per tick, root first
   std::vector<ThreadId> thread_ids;           // parallel to samples
   double duration_ms = 0;                     // wall time covered by the batch
+  // Wall-clock times (ms since the Unix epoch) of the first and last sample, if any.
+  std::optional<double> start_time_ms, end_time_ms;
   std::uint64_t dropped_sample_count = 0;     // samples discarded since the previous event
   std::uint64_t error_count = 0;              // failed reads since the previous event
 };

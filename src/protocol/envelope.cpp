@@ -26,6 +26,8 @@ ProfilingErrorId id_of(ErrorCode code) {
       return ProfilingErrorId::NotPython;
     case ErrorCode::UnsupportedVersion:
       return ProfilingErrorId::UnsupportedVersion;
+    case ErrorCode::OutputFailed:
+      return ProfilingErrorId::OutputFailed;
     case ErrorCode::Generic:
     case ErrorCode::TornRead:
       return ProfilingErrorId::Internal;

@@ -150,6 +150,8 @@ std::string_view to_string(ProfileFormat format) {
       return "cpuprofile";
     case ProfileFormat::Collapsed:
       return "collapsed";
+    case ProfileFormat::Flamegraph:
+      return "flamegraph";
   }
   return "speedscope";
 }
@@ -171,7 +173,7 @@ Result<StopProfilingArguments> StopProfilingArguments::parse(const Json& argumen
     out.output_path = std::move(path);
   }
   if (const auto it = a.find("format"); it != a.end() && !it->is_null()) {
-    const std::string_view choices = "'speedscope', 'cpuprofile' or 'collapsed'";
+    const std::string_view choices = "'speedscope', 'cpuprofile', 'collapsed' or 'flamegraph'";
     if (!it->is_string())
       return invalid(cmd, "format", fmt::format("must be {}, not {}", choices, type_name(*it)));
     const auto name = it->get<std::string>();
@@ -181,6 +183,8 @@ Result<StopProfilingArguments> StopProfilingArguments::parse(const Json& argumen
       out.format = ProfileFormat::Cpuprofile;
     else if (name == "collapsed")
       out.format = ProfileFormat::Collapsed;
+    else if (name == "flamegraph")
+      out.format = ProfileFormat::Flamegraph;
     else
       return invalid(cmd, "format", fmt::format("must be {}, not '{}'", choices, name));
     if (!out.output_path)

@@ -62,7 +62,7 @@ struct StartProfilingResponse {
 };
 Json to_json(const StartProfilingResponse& body);
 
-enum class ProfileFormat { Speedscope, Cpuprofile, Collapsed };
+enum class ProfileFormat { Speedscope, Cpuprofile, Collapsed, Flamegraph };
 std::string_view to_string(ProfileFormat format);
 
 // stopProfiling request arguments: where to write the whole profile, if anywhere.

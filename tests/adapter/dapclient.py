@@ -31,6 +31,7 @@ class DapClient:
         self._seq = 0
         self._lock = threading.Lock()
         self.received: list[dict] = []  # everything, in arrival order
+        self.received_at: list[float] = []  # time.time() each was read, parallel to received
         self._queue: queue.Queue = queue.Queue()
         self.eof = threading.Event()
         self._thread = threading.Thread(target=self._read_loop, daemon=True)
@@ -75,6 +76,7 @@ class DapClient:
                     buf += chunk
                 body, buf = buf[:length], buf[length:]
                 message = json.loads(body)
+                self.received_at.append(time.time())
                 self.received.append(message)
                 self._queue.put(message)
         except (OSError, ValueError):

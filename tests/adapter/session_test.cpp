@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -29,32 +32,64 @@ Json request(std::int64_t seq, const std::string& command, Json arguments = Json
   return Json{{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", arguments}};
 }
 
-// Records what the session asks of it; its sink is exercised from a thread of its own, as a
+// Records what the session asks of it; its link is exercised from a thread of its own, as a
 // sampler would.
 struct FakeProfilerState {
   std::atomic<int> starts{0}, stops{0}, ends{0};
   std::atomic<pid_t> pid{0};
-  EventSink sink;
+  ProfilerLink link;
+  std::mutex mutex;
+  std::deque<Json> data;  // what take_data() hands out
+  bool active = false;
 };
 
 class FakeProfiler final : public Profiler {
  public:
   explicit FakeProfiler(std::shared_ptr<FakeProfilerState> state) : state_(std::move(state)) {}
-  Result<Json> start(const protocol::StartProfilingArguments& arguments, pid_t target,
-                     EventSink sink) override {
+  void start(const protocol::StartProfilingArguments& arguments, pid_t target,
+             ProfilerLink link) override {
     ++state_->starts;
     state_->pid = target;
-    state_->sink = std::move(sink);
-    return Json{{"rate", arguments.rate}};
+    state_->link = std::move(link);
+    rate_ = arguments.rate;
+    starting_ = true;
+    // The answer comes later, from another thread, as after a real attach.
+    std::thread([link = state_->link] { link.started(7); }).detach();
   }
+  bool starting() const override { return starting_; }
+  std::optional<Result<Json>> complete_start(std::uint64_t run) override {
+    if (!starting_ || run != 7) return std::nullopt;
+    starting_ = false;
+    state_->active = true;
+    return Result<Json>{Json{{"rate", rate_}}};
+  }
+  bool active() const override { return state_->active; }
+  bool stoppable() const override { return state_->active; }
   Result<Json> stop(const protocol::StopProfilingArguments&) override {
     ++state_->stops;
+    state_->active = false;
+    std::lock_guard lock(state_->mutex);
+    state_->data.push_back(Json{{"last", true}});
     return Json{{"samples", 3}};
+  }
+  std::optional<Json> take_data() override {
+    std::lock_guard lock(state_->mutex);
+    if (state_->data.empty()) return std::nullopt;
+    Json next = std::move(state_->data.front());
+    state_->data.pop_front();
+    return next;
+  }
+  std::optional<Json> end_run(std::uint64_t, protocol::StoppedReason reason) override {
+    if (!state_->active) return std::nullopt;
+    state_->active = false;
+    return Json{{"reason", protocol::to_string(reason)}};
   }
   void on_session_end() override { ++state_->ends; }
 
  private:
   std::shared_ptr<FakeProfilerState> state_;
+  int rate_ = 0;
+  bool starting_ = false;
 };
 
 struct Peers {
@@ -175,14 +210,25 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   EXPECT_NE((*again)["message"].get<std::string>().find("already being profiled"),
             std::string::npos);
 
-  // The sink may be called from any thread: the event is posted through the session's strand.
-  std::thread([sink = state->sink] { sink("profilingData", Json{{"samples", 1}}); }).join();
+  // The link may be called from any thread: the session pulls the data on its strand.
+  std::thread([state] {
+    {
+      std::lock_guard lock(state->mutex);
+      state->data.push_back(Json{{"samples", 1}});
+    }
+    state->link.data_ready();
+  }).join();
   auto data = p.client->recv();
   ASSERT_TRUE(data);
   EXPECT_EQ((*data)["event"], "profilingData");
   EXPECT_EQ((*data)["body"]["samples"], 1);
 
+  // The last batch goes out before the stopProfiling response.
   p.client->send(request(4, "stopProfiling"));
+  auto last = p.client->recv();
+  ASSERT_TRUE(last);
+  EXPECT_EQ((*last)["event"], "profilingData");
+  EXPECT_EQ((*last)["body"]["last"], true);
   auto stopped = p.client->recv();
   ASSERT_TRUE(stopped);
   EXPECT_EQ((*stopped)["success"], true);
@@ -241,16 +287,55 @@ TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
   EXPECT_EQ((*own)["body"]["rate"], 500);
 }
 
-TEST_F(SessionTest, DefaultProfilerRefusesWithAClearMessage) {
+TEST_F(SessionTest, RunEndingByItselfSendsItsDataThenProfilingStopped) {
+  auto state = std::make_shared<FakeProfilerState>();
+  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+  p.upstream->send({{"seq", 1},
+                    {"type", "event"},
+                    {"event", "process"},
+                    {"body", {{"systemProcessId", ::getpid()}}}});
+  ASSERT_TRUE(p.client->recv());
+  p.client->send(request(1, "startProfiling"));
+  ASSERT_TRUE(p.client->recv());
+  std::thread([state] {
+    {
+      std::lock_guard lock(state->mutex);
+      state->data.push_back(Json{{"n", 1}});
+      state->data.push_back(Json{{"n", 2}});
+    }
+    state->link.run_ended(1);  // no data_ready: ending must deliver what is queued by itself
+  }).join();
+  for (int n : {1, 2}) {
+    auto data = p.client->recv();
+    ASSERT_TRUE(data);
+    EXPECT_EQ((*data)["event"], "profilingData");
+    EXPECT_EQ((*data)["body"]["n"], n);
+  }
+  auto stopped = p.client->recv();
+  ASSERT_TRUE(stopped);
+  EXPECT_EQ((*stopped)["event"], "profilingStopped");
+  EXPECT_EQ((*stopped)["body"]["reason"], "exited");
+  p.client->send(request(2, "startProfiling"));  // may start again
+  auto again = p.client->recv();
+  ASSERT_TRUE(again);
+  EXPECT_EQ((*again)["success"], true);
+}
+
+TEST_F(SessionTest, DefaultProfilerReportsWhyItCannotSample) {
+  // A debuggee that no longer exists: the live profiler's attach error reaches the client.
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ::waitpid(gone, nullptr, 0);
   auto& p = make();
   p.upstream->send(
-      {{"seq", 1}, {"type", "event"}, {"event", "process"}, {"body", {{"systemProcessId", 777}}}});
+      {{"seq", 1}, {"type", "event"}, {"event", "process"}, {"body", {{"systemProcessId", gone}}}});
   ASSERT_TRUE(p.client->recv());
   p.client->send(request(1, "startProfiling"));
   auto refused = p.client->recv();
   ASSERT_TRUE(refused);
   EXPECT_EQ((*refused)["success"], false);
-  EXPECT_NE((*refused)["message"].get<std::string>().find("not available in this build"),
+  EXPECT_EQ((*refused)["body"]["error"]["id"], 2008);
+  EXPECT_NE((*refused)["message"].get<std::string>().find(std::to_string(gone)),
             std::string::npos);
 }
 

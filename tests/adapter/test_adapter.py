@@ -108,9 +108,10 @@ def test_attach_through_connect_to_debugpy_listen(procs, tmp_path):
     assert process["body"]["systemProcessId"] == debuggee.pid
     assert process["body"]["startMethod"] == "attach"
     stopped = client.wait_event("stopped")
-    # The debuggee is known now: this build's profiler refuses, clearly, and the session goes on.
-    refused = client.call("startProfiling", {})
-    assert refused["success"] is False and "not available in this build" in refused["message"]
+    # The debuggee is known now: it can be profiled while stopped, and debugging goes on.
+    started = client.call("startProfiling", {"idle": True})
+    assert started["success"] and started["body"]["pid"] == debuggee.pid
+    assert client.call("stopProfiling", {})["success"]
     frames = client.call("stackTrace", {"threadId": stopped["body"]["threadId"]})
     assert frames["body"]["stackFrames"][0]["line"] == break_line(program)
     stop_file.write_text("stop")

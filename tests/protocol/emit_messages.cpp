@@ -46,7 +46,8 @@ void emit_start_stop() {
   for (const Json& arguments :
        {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}},
         Json{{"outputPath", "/tmp/café/profile.cpuprofile"}, {"format", "cpuprofile"}},
-        Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}}}) {
+        Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}},
+        Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}}}) {
     auto parsed = StopProfilingArguments::parse(arguments);
     if (!parsed) throw std::runtime_error(parsed.message());
     const Json stop = request(kStopProfiling, to_json(*parsed));

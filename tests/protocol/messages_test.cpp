@@ -83,7 +83,7 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
       {{{"outputPath", 3}}, "'outputPath' must be a string"},
       {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
-       "'format' must be 'speedscope', 'cpuprofile' or 'collapsed', not 'pprof'"},
+       "'format' must be 'speedscope', 'cpuprofile', 'collapsed' or 'flamegraph', not 'pprof'"},
       {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
   };
   for (const auto& [json, message] : cases) {

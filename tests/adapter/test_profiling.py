@@ -1,0 +1,391 @@
+"""Live profiling end to end: a DAP client debugging a real Python program through dapprof (stdio
+and serve, real debugpy) starts profiling and checks the stream it receives against the program,
+the schemas, the profile file the daemon writes and the summary's accounting."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import pythons
+from conftest import (DEBIAN_PYTHON, FIXTURES, break_line, children_of, start_serve, start_stdio,
+                      wait_until)
+from dapclient import DapClient
+from profiling_stream import Stream, line_of, read_collapsed
+from sessions import INITIALIZE
+
+TARGET = FIXTURES / "profile_target.py"
+SPAWNER = FIXTURES / "spawn_target.py"
+
+
+def launch(client: DapClient, args, python=DEBIAN_PYTHON, program=TARGET, breakpoint=None,
+           sub_process=False) -> int:
+    """initialize + launch; returns the debuggee's pid once debugpy has announced it."""
+    assert client.call("initialize", INITIALIZE)["body"]["supportsProfiling"] is True
+    launch_seq = client.request("launch", {
+        "program": str(program), "args": [str(a) for a in args], "console": "internalConsole",
+        "python": [python], "justMyCode": True, "subProcess": sub_process})
+    client.wait_event("initialized")
+    if breakpoint:
+        client.call("setBreakpoints", {"source": {"path": str(program)},
+                                       "breakpoints": [{"line": breakpoint}]})
+    client.call("configurationDone")
+    assert client.wait_response(launch_seq, 60)["success"]
+    return client.wait_event("process", 60)["body"]["systemProcessId"]
+
+
+def saw_event(client: DapClient, event: str, timeout=30.0) -> bool:
+    """Whether `event` has arrived, at any time (waits by other calls may have passed it)."""
+    return wait_until(lambda: any(m.get("type") == "event" and m.get("event") == event
+                                  for m in client.received), timeout)
+
+
+def start_profiling(client: DapClient, **arguments) -> dict:
+    response = client.call("startProfiling", arguments)
+    assert response["success"], response
+    return response["body"]
+
+
+def stream_of(client: DapClient, after: int = 0) -> Stream:
+    """The profilingData events received so far (from index `after` of client.received)."""
+    stream = Stream()
+    for message in client.received[after:]:
+        if message.get("type") == "event" and message.get("event") == "profilingData":
+            stream.add(message)
+    return stream
+
+
+def finish(client: DapClient, proc=None, stop_file: Path | None = None):
+    if stop_file:
+        stop_file.write_text("stop")
+    client.call("disconnect", {"terminateDebuggee": True})
+    client.close()
+    if proc is not None:
+        assert proc.wait(timeout=20) == 0
+
+
+def assert_fixture_profiled(stream: Stream, program: Path = TARGET):
+    crunch = stream.frames_named("crunch")
+    assert crunch, f"no crunch frame among {sorted(stream.functions())}"
+    first, last = line_of(program, "def crunch"), line_of(program, "return total")
+    for frame in crunch:
+        assert Path(frame["file"]).resolve() == program.resolve()
+        assert first <= frame["line"] <= last, frame  # older versions may show the def line
+    # crunch is reached through outer_main on the main thread and worker_spin on the spinner.
+    callers = {stream.frames[stack[i - 1]]["function"]
+               for _, stack in stream.stacks for i, fid in enumerate(stack)
+               if i > 0 and stream.frames[fid]["function"] == "crunch"}
+    assert {"outer_main", "worker_spin"} <= callers, callers
+    names = {stream.threads[tid]["name"] for tid, _ in stream.stacks}
+    assert "MainThread" in names, names
+    # Root first: the program's module frame, then main, outer_main, crunch (debugpy's own runner
+    # frames come before the module).
+    def names_of(stack):
+        return [stream.frames[fid]["function"] for fid in stack
+                if Path(stream.frames[fid]["file"]).resolve() == program.resolve()]
+    main_paths = {tuple(names_of(stack)) for tid, stack in stream.stacks
+                  if stream.threads[tid]["name"] == "MainThread" and "crunch" in names_of(stack)}
+    assert main_paths == {("<module>", "main", "outer_main", "crunch")}, main_paths
+
+
+def profile_run(client: DapClient, tmp_path: Path, name: str, seconds=1.5, **arguments):
+    """One startProfiling..stopProfiling run writing `collapsed`; returns (stream, summary, file)."""
+    mark = len(client.received)
+    body = start_profiling(client, **arguments)
+    time.sleep(seconds)
+    out = tmp_path / f"{name}.txt"
+    stopped = client.call("stopProfiling", {"outputPath": str(out), "format": "collapsed"})
+    assert stopped["success"], stopped
+    return stream_of(client, mark), stopped["body"], out, body
+
+
+def check_run(stream: Stream, summary: dict, collapsed: Path):
+    # Every sample taken is delivered or counted as dropped, and the file holds exactly the
+    # stacks the stream gave.
+    assert stream.delivered > 0
+    assert stream.delivered == summary["sampleCount"]
+    assert summary["droppedSampleCount"] == stream.dropped
+    assert summary["outputPath"] == str(collapsed)
+    assert read_collapsed(collapsed) == stream.collapsed()
+
+
+@pytest.mark.parametrize("transport", ["stdio", "serve"])
+def test_launch_profile_stop(procs, tmp_path, transport):
+    stop_file = tmp_path / "stop"
+    if transport == "stdio":
+        proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    else:
+        proc, client = None, start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON).connect(procs)
+    pid = launch(client, [stop_file])
+    procs.pids.append(pid)
+    started_at = time.time() * 1000
+    stream, summary, out, body = profile_run(client, tmp_path, "first", rate=250,
+                                             batchIntervalMs=50)
+    assert body["pid"] == pid and body["rate"] == 250 and body["pythonVersion"].startswith("3.")
+    check_run(stream, summary, out)
+    assert_fixture_profiled(stream)
+    # About one event per batch interval, fresh data in each.
+    assert stream.events >= 10, stream.events
+    assert all(started_at - 1000 < start <= end < time.time() * 1000 for start, end in stream.times)
+
+    # Profiling starts again after a stop; a new run announces its frames again under the same IDs.
+    again, summary2, out2, _ = profile_run(client, tmp_path, "second", seconds=1.0, rate=100)
+    check_run(again, summary2, out2)
+    first_ids = {(f["file"], f["line"], f["function"]): fid for fid, f in stream.frames.items()}
+    shared = [(key, fid) for fid, f in again.frames.items()
+              if (key := (f["file"], f["line"], f["function"])) in first_ids]
+    assert shared and all(first_ids[key] == fid for key, fid in shared)
+
+    not_running = client.call("stopProfiling", {})
+    assert not not_running["success"] and not_running["body"]["error"]["id"] == 2004
+    finish(client, proc, stop_file)
+
+
+def _interpreter(label):
+    found = {i.label: i for i in pythons.interpreters()}
+    if label == "debian-3.11":
+        return found.get(label)
+    return next((i for i in found.values()
+                 if i.label.startswith("pyenv-") and "%d.%d" % i.version[:2] == label), None)
+
+
+@pytest.mark.parametrize("version", [f"{a}.{b}" for a, b in pythons.SUPPORTED] + ["debian-3.11"])
+def test_profile_under_each_interpreter(procs, tmp_path, version):
+    interp = _interpreter(version)
+    if interp is None:
+        pytest.skip(f"CPython {version} is not installed here")
+    stop_file = tmp_path / "stop"
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    pid = launch(client, [stop_file], python=interp.path)
+    procs.pids.append(pid)
+    stream, summary, out, body = profile_run(client, tmp_path, "run", seconds=1.2, rate=200)
+    assert body["pythonVersion"] == "%d.%d.%d" % interp.version
+    check_run(stream, summary, out)
+    assert_fixture_profiled(stream)
+    finish(client, proc, stop_file)
+
+
+def test_outputs_in_every_format(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    procs.pids.append(launch(client, [stop_file]))
+    import json
+    for fmt, check in [
+        ("speedscope", lambda p: json.loads(p.read_text())["$schema"].startswith("https://www.speedscope")),
+        ("cpuprofile", lambda p: {"nodes", "samples", "timeDeltas"} <= json.loads(p.read_text()).keys()),
+        ("flamegraph", lambda p: p.read_text().lstrip().startswith("<?xml") and "crunch" in p.read_text()),
+    ]:
+        start_profiling(client, rate=200)
+        time.sleep(0.5)
+        out = tmp_path / f"profile.{fmt}"
+        stopped = client.call("stopProfiling", {"outputPath": str(out), "format": fmt})
+        assert stopped["success"] and stopped["body"]["outputPath"] == str(out)
+        assert check(out), fmt
+    # An unwritable path is a clear error, and the run can still be collected elsewhere.
+    start_profiling(client, rate=200)
+    time.sleep(0.3)
+    bad = client.call("stopProfiling", {"outputPath": "/proc/no/such/dir/p.json"})
+    assert not bad["success"] and bad["body"]["error"]["id"] == 2010
+    assert "/proc/no/such/dir/p.json" in bad["message"]
+    good = client.call("stopProfiling", {"outputPath": str(tmp_path / "retry.json")})
+    assert good["success"] and good["body"]["sampleCount"] > 0
+    finish(client, proc, stop_file)
+
+
+def test_debuggee_exiting_mid_profile_delivers_everything(procs, tmp_path):
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    launch(client, [tmp_path / "stop", "2.0"])
+    start_profiling(client, rate=500, batchIntervalMs=200)
+    stopped = client.wait_event("profilingStopped", 30)["body"]
+    assert stopped["reason"] == "exited", stopped
+    stream = stream_of(client)
+    assert stream.delivered > 0
+    assert stream.delivered == stopped["sampleCount"]
+    assert stream.dropped == stopped["droppedSampleCount"]
+    # profilingStopped comes after the last data.
+    kinds = [m.get("event") for m in client.received if m.get("type") == "event"]
+    assert "profilingData" not in kinds[kinds.index("profilingStopped"):]
+    # The ended run's profile can still be written, once.
+    out = tmp_path / "after-exit.txt"
+    late = client.call("stopProfiling", {"outputPath": str(out), "format": "collapsed"})
+    assert late["success"] and late["body"]["sampleCount"] == stopped["sampleCount"]
+    assert read_collapsed(out) == stream.collapsed()
+    assert not client.call("stopProfiling", {})["success"]
+    assert saw_event(client, "terminated")
+    finish(client, proc)
+
+
+def test_profiling_across_a_breakpoint_and_continue(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    bp = break_line(TARGET)
+    procs.pids.append(launch(client, [stop_file], breakpoint=bp))
+    stopped = client.wait_event("stopped", 60)
+    assert stopped["body"]["reason"] == "breakpoint"
+
+    # Paused, with idle threads shown: the main thread waits at the breakpoint's line.
+    paused, summary, out, _ = profile_run(client, tmp_path, "paused", seconds=1.0, rate=200,
+                                          idle=True)
+    check_run(paused, summary, out)
+    main_frames = {(paused.frames[fid]["function"], paused.frames[fid]["line"])
+                   for tid, stack in paused.stacks if paused.threads[tid]["name"] == "MainThread"
+                   for fid in stack}
+    assert ("main", bp) in main_frames, sorted(main_frames)
+    assert "crunch" not in {paused.frames[s[-1]]["function"] for _, s in paused.stacks if s}
+
+    # Paused, idle threads left out: nothing of the program runs.
+    mark = len(client.received)
+    start_profiling(client, rate=200, batchIntervalMs=50)
+    time.sleep(0.8)
+    quiet = stream_of(client, mark)
+    assert not any(paused.frames.get(fid, {}).get("function") == "crunch"
+                   for _, s in quiet.stacks for fid in s)
+    # Profiling goes on across continue: the program's functions appear.
+    client.call("setBreakpoints", {"source": {"path": str(TARGET)}, "breakpoints": []})
+    client.call("continue", {"threadId": stopped["body"]["threadId"]})
+    assert wait_until(lambda: "crunch" in stream_of(client, mark).functions(), 15)
+    # ...and across pause.
+    client.call("pause", {"threadId": stopped["body"]["threadId"]})
+    client.wait_event("stopped", 30)
+    client.call("continue", {"threadId": stopped["body"]["threadId"]})
+    result = client.call("stopProfiling", {})
+    assert result["success"]
+    running = stream_of(client, mark)
+    assert running.delivered == result["body"]["sampleCount"]
+    finish(client, proc, stop_file)
+
+
+def test_attach_through_connect_profiles_the_listening_program(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    program = FIXTURES / "listen_program.py"
+    debuggee = procs.start([DEBIAN_PYTHON, str(program), str(stop_file)], stdout=subprocess.PIPE,
+                           stdin=subprocess.DEVNULL)
+    port = int(debuggee.stdout.readline().decode().split()[1])
+    proc, client = start_stdio(procs, "--connect", f"127.0.0.1:{port}")
+    client.call("initialize", INITIALIZE)
+    attach_seq = client.request("attach", {"justMyCode": True})
+    client.wait_event("initialized")
+    client.call("configurationDone")
+    assert client.wait_response(attach_seq)["success"]
+    assert client.wait_event("process")["body"]["systemProcessId"] == debuggee.pid
+    stream, summary, out, body = profile_run(client, tmp_path, "attach", seconds=1.0, rate=200,
+                                             idle=True)
+    assert body["pid"] == debuggee.pid
+    check_run(stream, summary, out)
+    loop_line = line_of(program, "time.sleep(0.05)")
+    assert any(f["function"] == "<module>" and f["line"] in (loop_line, loop_line - 1)
+               and Path(f["file"]).resolve() == program.resolve()
+               for f in stream.frames.values()), stream.frames
+    stop_file.write_text("stop")
+    assert debuggee.wait(timeout=20) == 0
+    assert saw_event(client, "terminated")
+    finish(client, proc)
+
+
+def test_debugpy_killed_while_profiling(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON)
+    client = serve.connect(procs)
+    procs.pids.append(launch(client, [stop_file]))
+    start_profiling(client, rate=200, batchIntervalMs=50)
+    assert wait_until(lambda: stream_of(client).delivered > 0, 10)
+    adapters = children_of(serve.proc.pid)
+    assert adapters
+    for pid in adapters:
+        os.kill(pid, signal.SIGKILL)
+    client.wait_event("terminated", 30)
+    # The session is still answered: profiling stops with everything accounted for.
+    result = client.call("stopProfiling", {})
+    assert result["success"], result
+    stream = stream_of(client)
+    assert stream.delivered == result["body"]["sampleCount"]
+    client.call("disconnect", {})
+    client.close()
+    # The daemon is unharmed: a new session profiles.
+    other = serve.connect(procs)
+    procs.pids.append(launch(other, [stop_file]))
+    assert start_profiling(other, rate=100)["rate"] == 100
+    assert other.call("stopProfiling", {})["success"]
+    finish(other, None, stop_file)
+    assert serve.proc.poll() is None
+
+
+class GatedSocketClient(DapClient):
+    """A client whose reading can be stopped, so that the kernel buffers and then dapprof's queue
+    fill up, as with a client that is slow or stuck."""
+
+    @classmethod
+    def connect(cls, port):
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 64 * 1024)
+        sock.connect(("127.0.0.1", port))
+        gate = threading.Event()
+        gate.set()
+
+        def read(n):
+            gate.wait()
+            return sock.recv(n)
+
+        client = cls(read, sock.sendall, lambda: sock.close())
+        client.gate = gate
+        return client
+
+
+def test_slow_client_gets_all_dap_traffic_and_profiling_is_accounted(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON, "--max-pending-samples", "500")
+    client = GatedSocketClient.connect(serve.port)
+    procs.clients.append(client)
+    procs.pids.append(launch(client, [stop_file, "60", "--chatty"]))
+    start_profiling(client, rate=1000, batchIntervalMs=20)
+    time.sleep(0.5)
+    client.gate.clear()  # stop reading while the program floods its output
+    time.sleep(6)
+    rss_kib = int(next(line.split()[1] for line in Path(f"/proc/{serve.proc.pid}/status")
+                       .read_text().splitlines() if line.startswith("VmRSS:")))
+    client.gate.set()
+    out = tmp_path / "all.txt"  # the daemon's file holds every sample taken, dropped or not
+    result = client.call("stopProfiling", {"outputPath": str(out), "format": "collapsed"},
+                         timeout=60)
+    assert result["success"], result
+    stream = stream_of(client)
+    summary = result["body"]
+    assert stream.dropped > 0, "the stall was too short to need dropping"
+    assert stream.delivered == summary["sampleCount"]
+    assert summary["droppedSampleCount"] == stream.dropped
+    empty = sum(1 for _, stack in stream.stacks if not stack)  # collapsed files skip these
+    assert sum(read_collapsed(out).values()) == stream.delivered + stream.dropped - empty
+    # Output events are never dropped: the rounds the program printed arrive without a gap.
+    # (debugpy forwards output in chunks that need not end at line ends.)
+    text = "".join(m["body"].get("output", "") for m in client.received
+                   if m.get("event") == "output" and m["body"].get("category") == "stdout")
+    rounds = [int(n) for n in re.findall(r"^round (\d+) ", text, re.MULTILINE)]
+    assert len(rounds) > 100 and rounds == list(range(rounds[0], rounds[0] + len(rounds)))
+    assert rss_kib < 200 * 1024, f"dapprof grew to {rss_kib} KiB"
+    finish(client, None, stop_file)
+
+
+def test_subprocesses_are_sampled_in_the_parents_stream(procs, tmp_path):
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    pid = launch(client, ["3"], program=SPAWNER)
+    start_profiling(client, rate=200, subprocesses=True)
+    assert wait_until(lambda: "child_crunch" in stream_of(client).functions(), 15)
+    result = client.call("stopProfiling", {})
+    assert result["success"]
+    stream = stream_of(client)
+    assert stream.delivered == result["body"]["sampleCount"]
+    child_pids = {stream.threads[tid]["pid"] for tid, stack in stream.stacks
+                  if any(stream.frames[f]["function"] == "child_crunch" for f in stack)}
+    assert child_pids and pid not in child_pids
+    parent = {stream.threads[tid]["pid"] for tid, stack in stream.stacks
+              if any(stream.frames[f]["function"] == "parent_wait" for f in stack)}
+    assert parent in (set(), {pid})  # the parent mostly sleeps (idle, not sampled)
+    assert saw_event(client, "terminated")
+    finish(client, proc)
