@@ -133,7 +133,7 @@ def main():
     parser.add_argument("dapprof")
     parser.add_argument("--python", default="/usr/bin/python3")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--work-rounds", type=int, default=60)
+    parser.add_argument("--work-rounds", type=int, default=300)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)

@@ -9,7 +9,12 @@ nlohmann::ordered_json snapshot_to_json(const sampler::Snapshot& snapshot,
   for (const auto& t : snapshot.threads) {
     Json frames = Json::array();
     for (const auto& f : t.frames) {
-      frames.push_back({{"function", f.function}, {"file", f.file}, {"line", f.line}});
+      Json frame = {{"function", f.function}, {"file", f.file}, {"line", f.line}};
+      if (f.native) {
+        frame["native"] = true;
+        frame["module"] = f.module;
+      }
+      frames.push_back(std::move(frame));
     }
     threads.push_back({{"thread_id", t.thread_id},
                        {"os_thread_id", t.os_thread_id},

@@ -16,10 +16,15 @@ namespace dapprof::sampler {
 
 struct AttachOptions {
   bool nonblocking = false;  // false: ptrace-stop all threads around each read
-  bool native = false;       // merge native frames (libunwind); implies blocking
+  // Merge native frames (libunwind). Needs blocking mode: with nonblocking, attach fails with
+  // InvalidArgument.
+  bool native = false;
   // A just-started interpreter may not be initialised yet: retry until it validates or this
   // much time has passed (0: one attempt).
   std::chrono::milliseconds wait_for_interpreter{0};
+  // With native: also keep the interpreter's own call machinery (PyObject_Call...,
+  // _PyEval_Vector...) and the frames outside the outermost Python frame (_start, thread entry).
+  bool native_all = false;
 };
 
 class PythonProcess {
@@ -46,6 +51,7 @@ struct SamplerOptions {
   bool native = false;
   bool subprocesses = false;  // also sample child Python processes as they appear
   std::chrono::milliseconds wait_for_interpreter{0};
+  bool native_all = false;  // see AttachOptions
 };
 
 struct SamplerStats {

@@ -44,7 +44,11 @@ void add_dump(CLI::App& app, int& exit_code) {
   dump->add_flag("--nonblocking", options->nonblocking,
                  "Do not pause the program while reading it (faster, may read torn stacks)");
   dump->add_flag("-n,--native", options->native,
-                 "Include native frames (not supported yet: Python frames only, with a warning)");
+                 "Include native (C/C++) frames, merged into the Python stacks (not with "
+                 "--nonblocking)");
+  dump->add_flag("--native-all", options->native_all,
+                 "With native frames, also keep the interpreter's own call machinery and thread "
+                 "start-up frames (implies --native)");
   dump->callback([options, &exit_code] {
     log_to_stderr();
     exit_code = run_dump(*options);
@@ -83,7 +87,11 @@ void add_record(CLI::App& app, int& exit_code) {
   record->add_flag("-s,--subprocesses", options->subprocesses,
                    "Also sample child Python processes");
   record->add_flag("-n,--native", options->native,
-                   "Include native frames (not supported yet: Python frames only, with a warning)");
+                   "Include native (C/C++) frames, merged into the Python stacks (not with "
+                   "--nonblocking)");
+  record->add_flag("--native-all", options->native_all,
+                   "With native frames, also keep the interpreter's own call machinery and "
+                   "thread start-up frames (implies --native)");
   record->callback([options, pid, command, &exit_code] {
     if (pid->count() == 0 && command->count() == 0) {
       throw CLI::RequiredError("--pid PID or -- PROGRAM ARGS... (one of them)");

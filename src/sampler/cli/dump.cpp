@@ -16,6 +16,11 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string frame_text(const Frame& f) {
+  if (f.native && f.file.empty()) {
+    const auto slash = f.module.rfind('/');
+    const auto module = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
+    return module.empty() ? f.function : fmt::format("{} ({})", f.function, module);
+  }
   if (f.file.empty()) return f.function;
   if (f.line <= 0) return fmt::format("{} ({})", f.function, f.file);
   return fmt::format("{} ({}:{})", f.function, f.file, f.line);
@@ -42,13 +47,16 @@ void print_json(const PythonProcess& proc, const Snapshot& snap) {
 }  // namespace
 
 int run_dump(const DumpOptions& options) {
-  if (options.native) {
-    fmt::print(stderr,
-               "dapprof: warning: native frames are not supported yet; showing Python frames "
-               "only\n");
-  }
   AttachOptions attach;
   attach.nonblocking = options.nonblocking;
+  attach.native = options.native || options.native_all;
+  attach.native_all = options.native_all;
+  if (attach.native && attach.nonblocking) {
+    fmt::print(stderr,
+               "dapprof: error: --native needs the program paused while its stacks are read: "
+               "drop --nonblocking to include native frames\n");
+    return 2;
+  }
   auto proc = PythonProcess::attach(options.pid, attach);
   if (!proc) {
     fmt::print(stderr, "dapprof: error: {}\n", proc.message());

@@ -13,6 +13,7 @@ struct DumpOptions {
   bool json = false;
   bool nonblocking = false;
   bool native = false;
+  bool native_all = false;  // implies native
 };
 
 struct RecordOptions {
@@ -28,6 +29,7 @@ struct RecordOptions {
   bool threads = false;
   bool subprocesses = false;
   bool native = false;
+  bool native_all = false;  // implies native
 };
 
 // Each returns the process exit code; messages go to stderr.

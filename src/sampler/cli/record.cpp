@@ -92,10 +92,12 @@ int run_record(const RecordOptions& o) {
     fmt::print(stderr, "dapprof: error: unknown format '{}'\n", o.format);
     return 2;
   }
-  if (o.native) {
+  const bool native = o.native || o.native_all;
+  if (native && o.nonblocking) {
     fmt::print(stderr,
-               "dapprof: warning: native frames are not supported yet; recording Python frames "
-               "only\n");
+               "dapprof: error: --native needs the program paused while its stacks are read: "
+               "drop --nonblocking to include native frames\n");
+    return 2;
   }
   // Before any thread exists, so that every thread inherits the mask.
   const StopSignals signals;
@@ -131,7 +133,8 @@ int run_record(const RecordOptions& o) {
   so.nonblocking = o.nonblocking;
   so.idle = o.idle;
   so.gil = o.gil;
-  so.native = false;  // see the warning above
+  so.native = native;
+  so.native_all = o.native_all;
   so.subprocesses = o.subprocesses;
   if (child) so.wait_for_interpreter = kInterpreterStartup;
 

@@ -76,7 +76,7 @@ class LoopSampler final : public Sampler {
     try {
       std::optional<loop::Children> children;
       if (options_.subprocesses) {
-        AttachOptions attach{options_.nonblocking, options_.native, {}};
+        AttachOptions attach{options_.nonblocking, options_.native, {}, options_.native_all};
         children.emplace(main_->pid(), attach,
                          options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
                                                                    : kDefaultChildWindow);
@@ -175,7 +175,8 @@ Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions&
   if (!(options.rate_hz > 0))
     return Error{fmt::format("sampling rate must be positive (got {})", options.rate_hz),
                  ErrorCode::InvalidArgument};
-  AttachOptions attach{options.nonblocking, options.native, options.wait_for_interpreter};
+  AttachOptions attach{options.nonblocking, options.native, options.wait_for_interpreter,
+                       options.native_all};
   auto proc = PythonProcess::attach(pid, attach);
   if (!proc) return proc.error();
   auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),

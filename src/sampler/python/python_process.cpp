@@ -1,6 +1,7 @@
 // PythonProcess: discovery -> layout -> stack walk, for one attached CPython process.
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "sampler/native/native_stacks.hpp"
 #include "sampler/process/pause.hpp"
 #include "sampler/process/tasks.hpp"
 #include "sampler/process/thread_states.hpp"
@@ -32,7 +34,7 @@ constexpr int kMaxInterpreters = 64;
 class PythonProcessImpl final : public PythonProcess {
  public:
   PythonProcessImpl(pid_t pid, const AttachOptions& options, python::Interpreter interp,
-                    python::Layout layout)
+                    python::Layout layout, std::unique_ptr<native::NativeStacks> native)
       : pid_(pid),
         options_(options),
         memory_(pid),
@@ -41,7 +43,8 @@ class PythonProcessImpl final : public PythonProcess {
         objects_(memory_, layout_, interp_.types),
         codes_(objects_),
         walker_(objects_, codes_, options.nonblocking),
-        names_(objects_) {}
+        names_(objects_),
+        native_(std::move(native)) {}
 
   pid_t pid() const override { return pid_; }
   const std::string& python_version() const override { return interp_.version; }
@@ -86,6 +89,7 @@ class PythonProcessImpl final : public PythonProcess {
     const std::unordered_map<pid_t, bool> running = thread_states_.active(*tids);
 
     std::optional<process::PausedProcess> pause;
+    eval_groups_.clear();
     if (!options_.nonblocking) {
       auto p = process::PausedProcess::pause(pid_);
       if (!p) return p.error();
@@ -112,7 +116,28 @@ class PythonProcessImpl final : public PythonProcess {
       if (auto s = read_interpreter(interp, words, running, snap); !s) return s.error();
       interp = words.next;
     }
+    if (native_ && pause) add_native_frames(pause, snap);
     return snap;
+  }
+
+  // Native stacks are unwound while the threads are stopped; they are named and merged once the
+  // threads run again, which keeps the pause short.
+  void add_native_frames(std::optional<process::PausedProcess>& pause, Snapshot& snap) {
+    const auto& paused = pause->threads();
+    std::vector<pid_t> tids;
+    for (const auto& t : snap.threads) {
+      const auto tid = static_cast<pid_t>(t.os_thread_id);
+      // A thread not stopped by this pause (unknown TID) cannot be unwound.
+      if (tid > 0 && std::find(paused.begin(), paused.end(), tid) != paused.end())
+        tids.push_back(tid);
+    }
+    native_->unwind(tids);
+    pause.reset();
+    for (std::size_t i = 0; i < snap.threads.size(); ++i) {
+      auto& t = snap.threads[i];
+      t.frames =
+          native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames), eval_groups_[i]);
+    }
   }
 
   struct InterpreterWords {
@@ -167,11 +192,13 @@ class PythonProcessImpl final : public PythonProcess {
       stack.os_thread_id = tids[i];
       stack.name = names_.name(t.thread_id);
       stack.owns_gil = holder != 0 && holder == t.tstate;
+      std::vector<std::uint32_t> groups;
       if (t.top_frame) {
-        auto frames = walker_.walk(t.tstate, t.top_frame);
+        auto frames = walker_.walk(t.tstate, t.top_frame, native_ ? &groups : nullptr);
         if (!frames) return frames.error();
         stack.frames = std::move(*frames);
       }
+      if (native_) eval_groups_.push_back(std::move(groups));
       const auto it = running.find(static_cast<pid_t>(stack.os_thread_id));
       const bool kernel_active = it != running.end() && it->second;
       stack.active = kernel_active && !python::in_waiting_function(stack.frames);
@@ -192,7 +219,19 @@ class PythonProcessImpl final : public PythonProcess {
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
   process::ThreadStates thread_states_{pid_};
+  std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
+  std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
 };
+
+// The files whose code is the interpreter's: the one holding _PyRuntime and the executable.
+std::vector<std::string> interpreter_files(pid_t pid, const python::Interpreter& interp) {
+  std::vector<std::string> files{interp.binary};
+  std::array<char, 4096> exe{};
+  const auto link = fmt::format("/proc/{}/exe", pid);
+  const ssize_t n = ::readlink(link.c_str(), exe.data(), exe.size() - 1);
+  if (n > 0) files.emplace_back(exe.data(), static_cast<std::size_t>(n));
+  return files;
+}
 
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
 // least one thread (not yet true just after exec).
@@ -241,18 +280,29 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
     return Error{fmt::format("process {}: _PyRuntime does not hold a valid interpreter", pid),
                  ErrorCode::NotPython};
   }
+  std::unique_ptr<native::NativeStacks> native;
+  if (options.native) {
+    auto stacks =
+        native::NativeStacks::create(pid, interpreter_files(pid, *interp), options.native_all);
+    if (!stacks) return stacks.error();
+    native = std::move(*stacks);
+  }
   spdlog::debug("attached to {} (Python {}, {}, _PyRuntime at {:#x})", pid, interp->version,
                 interp->binary, interp->runtime);
-  return std::unique_ptr<PythonProcess>(
-      std::make_unique<PythonProcessImpl>(pid, options, std::move(*interp), *layout));
+  return std::unique_ptr<PythonProcess>(std::make_unique<PythonProcessImpl>(
+      pid, options, std::move(*interp), *layout, std::move(native)));
 }
 
 }  // namespace
 
 Result<std::unique_ptr<PythonProcess>> PythonProcess::attach(pid_t pid,
                                                              const AttachOptions& options) {
-  if (options.native) {
-    return Error{"native frames are not supported yet", ErrorCode::InvalidArgument};
+  if (options.native && options.nonblocking) {
+    // Unwinding reads registers and stacks that change while a thread runs.
+    return Error{
+        "native frames need the threads paused while they are read: sample in blocking "
+        "mode (drop nonblocking) to include native frames",
+        ErrorCode::InvalidArgument};
   }
   const auto deadline = std::chrono::steady_clock::now() + options.wait_for_interpreter;
   while (true) {

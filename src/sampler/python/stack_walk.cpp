@@ -10,6 +10,8 @@ namespace {
 
 constexpr std::uint8_t kOwnedByGenerator = 1;
 constexpr std::uint8_t kOwnedByCStack = 3;  // 3.12+ shim frames
+// 3.11's _PyInterpreterFrame has `bool is_entry` right before `char owner`.
+constexpr std::uint64_t kIsEntryBeforeOwner = 1;
 constexpr std::uint64_t kWindow = 16 * 1024;
 constexpr std::uint64_t kPage = 4096;
 
@@ -140,12 +142,18 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
     if (new_frames) {
       rf.instr = field<Address>(buf.data(), l.frame_instr);
       rf.owner = field<std::uint8_t>(buf.data(), l.frame_owner);
+      if (l.at_least(3, 12)) {
+        rf.shim = rf.owner == kOwnedByCStack;
+      } else {
+        rf.ends_call = field<std::uint8_t>(buf.data(), l.frame_owner - kIsEntryBeforeOwner) != 0;
+      }
     } else {
       rf.lasti = field<int>(buf.data(), l.frame_lasti);
+      rf.ends_call = true;
     }
     const Address previous = field<Address>(buf.data(), l.frame_previous);
     if (previous == f) return torn("frame is its own caller");
-    if (!(new_frames && l.at_least(3, 12) && rf.owner == kOwnedByCStack)) frames.push_back(rf);
+    frames.push_back(rf);
     f = previous;
   }
   if (!new_frames) {
@@ -155,7 +163,8 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
   return frames;
 }
 
-Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) {
+Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
+                                             std::vector<std::uint32_t>* eval_groups) {
   const Layout& l = objects_.layout();
   auto raw = chain(thread, top_frame);
   if (!raw) return raw.error();
@@ -164,6 +173,7 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) 
   std::unordered_map<Address, std::size_t> index;
   std::vector<Address> codes;
   for (const auto& rf : *raw) {
+    if (rf.shim) continue;
     if (!plausible(rf.code)) return torn("implausible code object address");
     if (index.emplace(rf.code, codes.size()).second) codes.push_back(rf.code);
   }
@@ -176,8 +186,18 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) 
 
   std::vector<Frame> frames;
   frames.reserve(raw->size());
+  if (eval_groups) eval_groups->clear();
+  std::uint32_t in_call = 0;  // frames of the current evaluation call so far
+  const auto end_call = [&] {
+    if (eval_groups) eval_groups->push_back(in_call);
+    in_call = 0;
+  };
   const Address code_type = objects_.types().code;
   for (const auto& rf : *raw) {
+    if (rf.shim) {
+      end_call();
+      continue;
+    }
     const std::span<const std::byte> header(headers.data() + index[rf.code] * l.code_size,
                                             l.code_size);
     if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
@@ -190,7 +210,10 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) 
       const Address bytecode = rf.code + l.code_code_adaptive;
       offset = static_cast<std::int64_t>(rf.instr - bytecode);
       // Not started yet (still in the frame's prologue): CPython hides these frames too.
-      if (rf.owner != kOwnedByGenerator && offset < (*info)->first_traceable * 2) continue;
+      if (rf.owner != kOwnedByGenerator && offset < (*info)->first_traceable * 2) {
+        if (rf.ends_call) end_call();
+        continue;
+      }
     } else {
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
@@ -199,7 +222,10 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame) 
     frame.file = (*info)->file;
     frame.line = (*info)->line_at(codes_.format(), offset);
     frames.push_back(std::move(frame));
+    ++in_call;
+    if (rf.ends_call) end_call();
   }
+  if (in_call > 0) end_call();
   return frames;
 }
 

@@ -37,8 +37,12 @@ class StackWalker {
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   Result<std::vector<RawThread>> threads(Address interp, Address head) const;
   // Frames innermost first. `thread` (the thread state's address) keys what is remembered of
-  // the thread's previous stack to read it faster.
-  Result<std::vector<Frame>> walk(Address thread, Address top_frame);
+  // the thread's previous stack to read it faster. If `eval_groups` is given, it receives how
+  // many of the frames each C-level call of the evaluation loop runs, innermost first (for
+  // merging native stacks): one each before 3.11; from 3.11 on, up to the entry frame (3.11:
+  // is_entry; 3.12+: the next shim frame). A call whose frame has not started yet counts 0.
+  Result<std::vector<Frame>> walk(Address thread, Address top_frame,
+                                  std::vector<std::uint32_t>* eval_groups = nullptr);
 
  private:
   struct RawFrame {
@@ -46,6 +50,8 @@ class StackWalker {
     Address instr = 0;       // 3.11+: current instruction pointer
     std::int64_t lasti = 0;  // 3.8-3.10: f_lasti
     std::uint8_t owner = 0;
+    bool ends_call = false;  // the outermost frame its C-level evaluation call runs
+    bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
   Result<std::vector<RawFrame>> chain(Address thread, Address top_frame);
   // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes little

@@ -61,9 +61,8 @@ def test_dump_json_shape_and_fixture_frames(dapprof, start_target, interp):
 
 
 def test_dump_text_like_py_spy(dapprof, target):
-    out = run([dapprof, "dump", "--pid", str(target.pid), "--native"])
+    out = run([dapprof, "dump", "--pid", str(target.pid)])
     assert out.returncode == 0, out.stderr
-    assert "native frames are not supported yet" in out.stderr
     lines = out.stdout.splitlines()
     assert re.fullmatch(rf"Process {target.pid}: .*python3\.11 {re.escape(str(FIXTURE))}", lines[0])
     assert re.fullmatch(r"Python v3\.11\.\d+ \(/usr/bin/python3\.11\)", lines[1])

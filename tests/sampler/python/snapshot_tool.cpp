@@ -37,6 +37,8 @@ const char* code_name(ErrorCode code) {
       return "UnsupportedVersion";
     case ErrorCode::TornRead:
       return "TornRead";
+    case ErrorCode::OutputFailed:
+      return "OutputFailed";
   }
   return "?";
 }

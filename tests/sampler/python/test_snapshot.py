@@ -210,12 +210,12 @@ def test_no_such_process(tool):
 
 
 
-def test_native_frames_are_refused_clearly(tool):
+def test_native_frames_in_nonblocking_mode_are_refused_clearly(tool):
     proc = subprocess.Popen([INTERPRETERS[0].path, "-c", "import time; time.sleep(30)"])
     try:
-        result = snapshot(tool, proc.pid, "--native", check=False)
+        result = snapshot(tool, proc.pid, "--native", "--nonblocking", check=False)
         assert result["code"] == "InvalidArgument"
-        assert "native frames are not supported yet" in result["error"]
+        assert "blocking mode" in result["error"]
     finally:
         proc.kill()
         proc.wait()

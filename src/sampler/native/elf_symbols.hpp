@@ -1,0 +1,65 @@
+#pragma once
+// What a native frame's address means inside one ELF file: which function (from .symtab and
+// .dynsym, with sizes, unlike process::ElfFile which only needs names to addresses), and, where
+// no symbol covers it (static functions of a stripped binary), where the function starts, from
+// the unwind table's index (.eh_frame_hdr), so that its samples still add up in one place.
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "sampler/process/mapped_file.hpp"
+
+namespace dapprof::sampler::native {
+
+class ElfSymbols {
+ public:
+  static Result<ElfSymbols> open(const std::string& path);
+
+  // Link-time address of a file offset that a PT_LOAD segment maps; nullopt elsewhere.
+  std::optional<std::uint64_t> vaddr_of_offset(std::uint64_t file_offset) const;
+
+  struct Function {
+    std::string_view name;  // empty: no symbol; `start` then comes from the unwind tables
+    std::uint64_t start = 0;
+  };
+  // The function holding link-time address `vaddr`, if anything is known of it.
+  std::optional<Function> function_at(std::uint64_t vaddr) const;
+
+  // Contents of a section (empty if absent or not in the file), for the DWARF reader.
+  std::span<const std::byte> section(std::string_view name) const;
+  std::size_t symbol_count() const { return symbols_.size(); }
+
+ private:
+  struct Symbol {
+    std::uint64_t start = 0;
+    std::uint64_t size = 0;
+    std::string_view name;  // points into file_
+  };
+  struct Load {
+    std::uint64_t vaddr = 0;
+    std::uint64_t offset = 0;
+    std::uint64_t filesz = 0;
+  };
+  struct Section {
+    std::string_view name;
+    std::uint64_t offset = 0;
+    std::uint64_t size = 0;
+    bool in_file = false;
+  };
+  ElfSymbols() = default;
+  void read_unwind_index(std::span<const std::byte> file, std::uint64_t hdr_offset,
+                         std::uint64_t hdr_vaddr, std::uint64_t hdr_size);
+
+  std::optional<process::MappedFile> file_;  // symbol names point into it
+  std::vector<Load> loads_;
+  std::vector<Section> sections_;
+  std::vector<Symbol> symbols_;      // functions with a size, by start; one name per start
+  std::vector<Symbol> unsized_;      // functions without a size (assembly), by start
+  std::vector<std::uint64_t> fdes_;  // function starts from .eh_frame_hdr, sorted
+};
+
+}  // namespace dapprof::sampler::native

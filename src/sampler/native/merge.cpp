@@ -1,0 +1,140 @@
+#include "sampler/native/merge.hpp"
+
+#include <algorithm>
+#include <iterator>
+#include <numeric>
+
+namespace dapprof::sampler::native {
+namespace {
+
+bool is_eval_loop(std::string_view f) {
+  // GCC moves the loop's rarely used paths into "_PyEval_EvalFrameDefault.cold": same frame.
+  constexpr std::string_view kEval = "_PyEval_EvalFrameDefault";
+  return f == kEval || (f.starts_with(kEval) && f[kEval.size()] == '.') ||
+         f == "PyEval_EvalFrameEx";
+}
+
+// Interpreter functions that only pass a call on (or start the interpreter or a thread).
+constexpr std::string_view kMachineryPrefixes[] = {
+    "_PyEval_",
+    "PyEval_",
+    "_PyObject_Call",
+    "PyObject_Call",
+    "_PyObject_Vectorcall",
+    "PyObject_Vectorcall",
+    "_PyObject_FastCall",
+    "_PyObject_MakeTpCall",
+    "PyVectorcall_",
+    "_PyVectorcall_",
+    "_PyFunction_",
+    "PyFunction_",
+    "function_code_fastcall",
+    "method_vectorcall",
+    "cfunction_call",
+    "cfunction_vectorcall",
+    "_PyCFunction_",
+    "PyCFunction_Call",
+    "_PyMethodDef_",
+    "_PyMethodDescr_",
+    "method_call",
+    "vectorcall_",
+    "call_function",
+    "do_call_core",
+    "slot_tp_",
+    "type_call",
+    "gen_send",
+    "gen_iternext",
+    "_PyGen_Send",
+    "PyIter_Send",
+    "object_vacall",
+    "call_unbound",
+    "call_method",
+    "_PyRun_",
+    "PyRun_",
+    "run_mod",
+    "run_eval_code_obj",
+    "Py_RunMain",
+    "Py_BytesMain",
+    "pymain_",
+    "Py_Main",
+    "thread_run",
+    "pythread_wrapper",
+    "t_bootstrap",
+};
+
+// Process and thread start-up, wherever it is.
+constexpr std::string_view kStartup[] = {
+    "_start", "main",    "__libc_start_main", "__libc_start_call_main", "start_thread", "clone",
+    "clone3", "__clone", "__clone3",          "__clone_internal",
+};
+
+}  // namespace
+
+Role classify(std::string_view function, bool symbolized, bool interpreter) {
+  if (!symbolized) return interpreter ? Role::Unnamed : Role::Other;
+  if (is_eval_loop(function)) return Role::Eval;
+  if (std::find(std::begin(kStartup), std::end(kStartup), function) != std::end(kStartup))
+    return Role::Noise;
+  if (!interpreter) return Role::Other;
+  for (auto prefix : kMachineryPrefixes)
+    if (function.starts_with(prefix)) return Role::Noise;
+  return Role::Other;
+}
+
+std::vector<Frame> merge(const MergeInput& in) {
+  const auto& python = in.python;
+  std::vector<std::uint32_t> fallback;
+  std::span<const std::uint32_t> groups = in.eval_groups;
+  if (std::accumulate(groups.begin(), groups.end(), std::size_t{0}) != python.size()) {
+    fallback.assign(python.size(), 1);
+    groups = fallback;
+  }
+  std::vector<std::size_t> first(groups.size() + 1, 0);  // index of each group's first frame
+  for (std::size_t g = 0; g < groups.size(); ++g) first[g + 1] = first[g] + groups[g];
+
+  const auto evals = static_cast<std::ptrdiff_t>(
+      std::count_if(in.native.begin(), in.native.end(),
+                    [](const NativeFrame* f) { return f->role == Role::Eval; }));
+  const auto count = static_cast<std::ptrdiff_t>(groups.size());
+  // Eval frame j (from the innermost) runs group j + shift.
+  const std::ptrdiff_t shift = evals > count ? count - evals : 0;
+
+  std::vector<Frame> out;
+  out.reserve(in.native.size() + python.size());
+  std::size_t python_end = 0;  // size of `out` after its outermost Python frame
+  const auto emit_group = [&](std::ptrdiff_t g) {
+    const auto index = static_cast<std::size_t>(g);
+    for (std::size_t i = first[index]; i < first[index + 1]; ++i) out.push_back(python[i]);
+    python_end = out.size();
+  };
+  const auto emit_native = [&](const NativeFrame& f) {
+    Frame frame;
+    frame.function = f.function;
+    frame.file = f.file;
+    frame.line = f.line;
+    frame.native = true;
+    frame.module = f.module;
+    out.push_back(std::move(frame));
+  };
+
+  std::ptrdiff_t j = 0;
+  for (const NativeFrame* f : in.native) {
+    if (f->role == Role::Eval) {
+      const std::ptrdiff_t g = j++ + shift;
+      if (g >= 0 && g < count) {
+        emit_group(g);
+        continue;
+      }
+      if (in.keep_all) emit_native(*f);
+      continue;
+    }
+    if (!in.keep_all && (f->role == Role::Noise || (f->role == Role::Unnamed && python_end > 0)))
+      continue;
+    emit_native(*f);
+  }
+  for (std::ptrdiff_t g = j + shift; g < count; ++g) emit_group(g);  // unwinding stopped early
+  if (!in.keep_all && !python.empty()) out.resize(python_end);
+  return out;
+}
+
+}  // namespace dapprof::sampler::native
