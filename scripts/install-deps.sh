@@ -5,8 +5,11 @@ packages=(
   build-essential cmake pkg-config git
   libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev
   libunwind-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-debugpy python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions
+  python3 python3-dev python3-debugpy python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions
   chromium nodejs
+  # The VS Code end-to-end test (vscode-client/scripts/e2e.sh): Debian's rg stands in for the one
+  # code-server's install would download; code-server's kerberos module compiles against krb5.
+  ripgrep libkrb5-dev
 )
 missing=()
 for p in "${packages[@]}"; do
