@@ -7,25 +7,13 @@
 #include <array>
 #include <cstring>
 
+#include "sampler/process/elf_read.hpp"
+
 namespace dapprof::sampler::native {
 namespace {
 
-template <typename T>
-std::optional<T> at(std::span<const std::byte> file, std::uint64_t offset) {
-  if (offset > file.size() || file.size() - offset < sizeof(T)) return std::nullopt;
-  T value;
-  std::memcpy(&value, file.data() + offset, sizeof(T));
-  return value;
-}
-
-std::string_view string_at(std::span<const std::byte> file, const Elf64_Shdr& strtab,
-                           std::uint32_t index) {
-  if (strtab.sh_offset > file.size() || index >= strtab.sh_size ||
-      strtab.sh_size > file.size() - strtab.sh_offset)
-    return {};
-  const char* begin = reinterpret_cast<const char*>(file.data() + strtab.sh_offset) + index;
-  return {begin, strnlen(begin, strtab.sh_size - index)};
-}
+using process::elf_read::at;
+using process::elf_read::string_at;
 
 std::size_t leading_underscores(std::string_view s) {
   std::size_t n = 0;

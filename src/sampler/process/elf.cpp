@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 
+#include "sampler/process/elf_read.hpp"
 #include "sampler/process/mapped_file.hpp"
 
 namespace dapprof::sampler::process {
@@ -17,24 +18,8 @@ namespace {
 
 constexpr std::uint64_t kPageMask = ~std::uint64_t{4095};
 
-// Bounds-checked copy of a struct out of the file (the mapping need not be aligned for T).
-template <typename T>
-std::optional<T> at(std::span<const std::byte> file, std::uint64_t offset) {
-  if (offset > file.size() || file.size() - offset < sizeof(T)) return std::nullopt;
-  T value;
-  std::memcpy(&value, file.data() + offset, sizeof(T));
-  return value;
-}
-
-std::string_view string_at(std::span<const std::byte> file, const Elf64_Shdr& strtab,
-                           std::uint32_t index) {
-  if (strtab.sh_offset > file.size() || index >= strtab.sh_size ||
-      strtab.sh_size > file.size() - strtab.sh_offset)
-    return {};
-  const char* begin = reinterpret_cast<const char*>(file.data() + strtab.sh_offset) + index;
-  const std::size_t room = strtab.sh_size - index;
-  return {begin, strnlen(begin, room)};
-}
+using elf_read::at;
+using elf_read::string_at;
 
 }  // namespace
 
