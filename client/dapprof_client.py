@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
 import os
 import queue
@@ -37,7 +38,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 MAX_ID = 2**53 - 1  # frame and thread IDs stay exact in JavaScript
 FORMATS = ("speedscope", "cpuprofile", "collapsed", "flamegraph")
@@ -546,8 +547,11 @@ class Session:
     next_event()."""
 
     def __init__(self, connection: Connection, on_output: Optional[Callable[[dict], None]] = None,
-                 follow_children: bool = True):
+                 follow_children: bool = True, record_stream: Optional[TextIO] = None):
         self.connection = connection
+        # Receives every profilingData body as received, one JSON document a line: a recording
+        # that other clients' tests replay.
+        self.record_stream = record_stream
         self.on_output = on_output if on_output is not None else _echo_output("")
         self.follow_children = follow_children
         self.capabilities: dict = {}
@@ -661,6 +665,9 @@ class Session:
             self.on_output(body)
             return
         if name == "profilingData" and self.profile is not None:
+            if self.record_stream is not None:
+                self.record_stream.write(
+                    json.dumps(body, ensure_ascii=False, separators=(",", ":")) + "\n")
             self.profile.add_event(body)
         elif name == "profilingStopped":
             self.profiling = False
@@ -909,6 +916,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--speedscope", metavar="FILE", help="write a speedscope file from the stream")
     g.add_argument("--collapsed", metavar="FILE", help="write folded stacks from the stream")
     g.add_argument("--json-summary", metavar="FILE", help="write the summary as JSON")
+    g.add_argument("--record-stream", metavar="FILE", help="write every profilingData event "
+                   "body as received, one JSON document a line")
     g.add_argument("--top", type=int, default=15, metavar="N",
                    help="functions in each table (default 15)")
     g.add_argument("--debugger-frames", action="store_true",
@@ -1008,8 +1017,19 @@ def _wait_quietly(session: Session, timeout: float) -> None:
 
 
 def run(opts) -> int:
+    with contextlib.ExitStack() as files:
+        record = None
+        if opts.record_stream:
+            path = os.path.abspath(opts.record_stream)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            record = files.enter_context(open(path, "w", encoding="utf-8"))
+        return _run(opts, record)
+
+
+def _run(opts, record: Optional[TextIO]) -> int:
     problems: List[str] = []
     session = _open_session(opts)
+    session.record_stream = record
     with session:
         _start_debuggee(session, opts)
         name = os.path.basename(opts.program or opts.module or "attached program")

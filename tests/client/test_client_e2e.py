@@ -12,6 +12,7 @@ import pytest
 
 import pythons
 from conftest import DEBIAN_PYTHON, FIXTURES, Serve, dapprof_bin, free_port
+from dapprof_client import Profile
 
 APP = FIXTURES / "client_app.py"
 APP_PATH = os.path.realpath(APP)
@@ -87,8 +88,17 @@ def outputs(tmp_path, fmt):
 
 def test_serve_debian_python(serve, run_client, tmp_path):
     run = run_client("--connect", serve.address, "--duration", "3", "--rate", "200",
+                     "--record-stream", str(tmp_path / "stream.jsonl"),
                      *outputs(tmp_path, "flamegraph"), str(APP), "--", "60")
     summary = check_profile(run, tmp_path, "flamegraph")
+    # The recorded stream is every event body as received: replayed, it is the same profile.
+    bodies = [json.loads(line) for line in (tmp_path / "stream.jsonl").read_text().splitlines()]
+    assert len(bodies) > 3 and all("newFrames" in b and "samples" in b for b in bodies)
+    replay = Profile()
+    for body in bodies:
+        replay.add_event(body)
+    assert replay.collapsed() == (tmp_path / "client.collapsed.txt").read_text()
+    assert sum(b["sampleCount"] for b in bodies) == summary["samples"]
     assert summary["rate"] == 200 and summary["stopReason"] == "requested"
     assert summary["exitCode"] is None  # terminated by the client, not ended by itself
     collapsed = (tmp_path / "client.collapsed.txt").read_text().splitlines()

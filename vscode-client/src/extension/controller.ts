@@ -29,6 +29,19 @@ export interface SessionProfile {
   stopped?: StoppedInfo;
   error?: string;
   sampleIntervalMs?: number;
+  /**
+   * The profiling request whose error response VS Code has already shown to the user: it does so
+   * itself for DAP errors marked showUser, as dapprof marks them. The extension then does not
+   * show the same message a second time.
+   */
+  errorShownFor?: 'startProfiling' | 'stopProfiling';
+}
+
+interface AdapterMessage {
+  type?: string;
+  command?: string;
+  success?: boolean;
+  body?: { supportsProfiling?: boolean; error?: { showUser?: boolean } };
 }
 
 export const CONTEXT_CAN_START = 'dapprof.canStartProfiling';
@@ -81,10 +94,14 @@ export class ProfilingController implements vscode.Disposable {
     d.push(this.statusBar);
     d.push(
       vscode.debug.registerDebugAdapterTrackerFactory('*', {
+        // The tracker sees the adapter's messages before VS Code handles them, so a failed
+        // request's response is seen here before the request's promise rejects.
         createDebugAdapterTracker: (session) => ({
-          onDidSendMessage: (m: { type?: string; command?: string; success?: boolean; body?: { supportsProfiling?: boolean } }) => {
-            if (m?.type === 'response' && m.command === 'initialize' && m.success && m.body?.supportsProfiling === true)
-              this.markSupportsProfiling(session);
+          onDidSendMessage: (m: AdapterMessage) => {
+            if (m?.type !== 'response') return;
+            if (m.command === 'initialize' && m.success && m.body?.supportsProfiling === true) this.markSupportsProfiling(session);
+            else if ((m.command === 'startProfiling' || m.command === 'stopProfiling') && m.success === false && m.body?.error?.showUser === true)
+              this.state(session).errorShownFor = m.command;
           },
         }),
       }),
@@ -152,13 +169,14 @@ export class ProfilingController implements vscode.Disposable {
     this.updateContext();
     const args = startArgumentsFromSettings(vscode.workspace.getConfiguration('dapprof.profiling', session.workspaceFolder));
     let resp: StartProfilingResponseBody;
+    st.errorShownFor = undefined;
     try {
       resp = (await session.customRequest('startProfiling', args)) as StartProfilingResponseBody;
     } catch (e) {
       st.status = 'idle';
       this.updateContext();
       const message = e instanceof Error ? e.message : String(e);
-      void vscode.window.showErrorMessage(`Could not start profiling "${session.name}": ${message}`);
+      if (st.errorShownFor !== 'startProfiling') void vscode.window.showErrorMessage(`Could not start profiling "${session.name}": ${message}`);
       return false;
     }
     if (st.ended) return false; // the session ended while starting
@@ -185,6 +203,7 @@ export class ProfilingController implements vscode.Disposable {
       return false;
     }
     st.status = 'stopping';
+    st.errorShownFor = undefined;
     this.updateContext();
     try {
       const summary = (await session.customRequest('stopProfiling', {})) as ProfilingSummary;
@@ -198,7 +217,7 @@ export class ProfilingController implements vscode.Disposable {
       } else {
         st.status = 'profiling';
         this.updateContext();
-        void vscode.window.showErrorMessage(`Could not stop profiling "${session.name}": ${message}`);
+        if (st.errorShownFor !== 'stopProfiling') void vscode.window.showErrorMessage(`Could not stop profiling "${session.name}": ${message}`);
         return false;
       }
     }

@@ -25,6 +25,9 @@ export interface ProfilingDataBody {
   threads?: Record<string, ThreadInfo>;
   droppedSampleCount?: number;
   errorCount?: number;
+  /** Epoch milliseconds of the batch's first and last sample. */
+  startTime?: number;
+  endTime?: number;
 }
 
 export interface StartProfilingArguments {

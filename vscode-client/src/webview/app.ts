@@ -77,6 +77,8 @@ export class App {
   private tableKey = '';
   private crumbKey = '';
   private detailsKey = '';
+  /** The share of the zoomed node in the details bar, updated in place as data arrives. */
+  private detailsShare: Text | undefined;
   private tableTime = 0;
   private tableTimer: ReturnType<typeof setTimeout> | undefined;
   private threadsShown = '';
@@ -350,16 +352,23 @@ export class App {
 
   private updateDetails(): void {
     const zoom = this.graph.zoomNode();
-    const key = `${zoom?.path().join(',')}:${this.groupBy}:${this.thread}:${this.model.version}`;
-    if (key === this.detailsKey) return;
+    const share = () => ` ${pct(zoom!.total, this.graph.tree!.root.total)} of samples · `;
+    // Rebuilt only when the zoom changed; new data only rewrites the share. Replacing the link
+    // while live would lose clicks on it: a click is a mousedown and a mouseup on one element.
+    const key = `${zoom?.path().join(',')}:${this.groupBy}:${this.thread}`;
+    if (key === this.detailsKey) {
+      if (this.detailsShare && zoom) this.detailsShare.data = share();
+      return;
+    }
     this.detailsKey = key;
+    this.detailsShare = undefined;
     if (!zoom || zoom.parent === null) {
       this.detailsEl.replaceChildren(el('span', { className: 'hint', textContent: 'Click a node to zoom in, Ctrl+click to open its source. Escape zooms out.' }));
       return;
     }
     const info = this.infoOf(zoom);
-    const total = this.graph.tree!.root.total;
-    const parts: (Node | string)[] = [el('strong', { textContent: info.function }), ` ${pct(zoom.total, total)} of samples · `];
+    this.detailsShare = document.createTextNode(share());
+    const parts: (Node | string)[] = [el('strong', { textContent: info.function }), this.detailsShare];
     if (info.file && !info.native) {
       const a = el('a', { href: '#', className: 'open-source', textContent: locationLabel(info), title: 'Open source' });
       a.addEventListener('click', (e) => {

@@ -1,17 +1,18 @@
-// The flame graph page in real headless Chromium: fed the synthetic stream and the stream of
-// dapprof's protocol encoder, checked on its tree model (against a naive aggregation done here),
+// The flame graph page in real headless Chromium: fed the synthetic stream, the stream of
+// dapprof's protocol encoder and a stream recorded from a live profiling session, checked on its tree model (against a naive aggregation done here),
 // on the pixels drawn at known nodes, and driven with real mouse and keyboard events.
 // Screenshots are written to build/screenshots/ for people to look at.
 import { Uri } from '../support/fake-vscode'; // first: panel.ts requires 'vscode'
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { webviewHtml } from '../../src/extension/panel';
 import { nodeRgb, parseColor } from '../../src/webview/theme';
 import { Harness, screenshotDir } from '../support/browser';
-import { readStream, referenceAggregate, RefNode } from '../support/reference';
+import { clientRoot, readStream, referenceAggregate, RefNode } from '../support/reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const h = new Harness();
@@ -24,6 +25,7 @@ after(async () => {
 
 const SYNTH = readStream('synthetic-stream.jsonl');
 const ENCODER = readStream('encoder-stream.jsonl');
+const LIVE = readStream('live-stream.jsonl');
 const TOTAL = SYNTH.reduce((a, b) => a + b.sampleCount, 0);
 
 /** Reference tree keyed by paths of function names (names are unique in the synthetic stream). */
@@ -267,6 +269,28 @@ test('click zooms into a node, the breadcrumb and Escape zoom out; Ctrl+click op
   await page.close();
 });
 
+test('the open-source link of a zoomed node keeps working while data streams in', async () => {
+  const page = await h.open();
+  await feed(page, SYNTH.slice(0, 30));
+  const path = ['<module>', 'main', 'load_orders'];
+  const b = (await nodeBox(page, path))!;
+  await page.mouse.click(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
+  const link = page.locator('#details a.open-source');
+  await link.waitFor();
+  const r = (await link.boundingBox())!;
+  // A person's click: the button goes down, batches arrive and are drawn, the button comes up.
+  await page.mouse.move(r.x + r.width / 2, r.y + r.height / 2);
+  await page.mouse.down();
+  await feed(page, SYNTH.slice(30));
+  await page.mouse.up();
+  await page.waitForFunction(() => (window as any).__posted.length === 2);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted[1]), { type: 'openSource', file: '/app/shop/io.py', line: 14 });
+  // The share shown is that of all the data.
+  const share = (100 * REF.get(path.join(' > '))!.total) / TOTAL;
+  assert.ok((await text(page, '#details')).includes(` ${share >= 10 ? share.toFixed(1) : share.toFixed(2)}% of samples · `));
+  await page.close();
+});
+
 test('search by keyboard highlights matches and gives their total %', async () => {
   const page = await h.open();
   await feed(page, SYNTH);
@@ -418,6 +442,24 @@ test('stopped, error and snapshot states', async () => {
   await page.close();
 });
 
+test('in a narrow panel beside an editor the summary and every control stay visible', async () => {
+  const page = await h.open('light', { width: 560, height: 500 });
+  await feed(page, SYNTH);
+  await post(page, [{ type: 'stopped', stopped: { reason: 'stopProfiling', summary: { sampleCount: 1268, duration: 13042, errorCount: 0, droppedSampleCount: 0 } } }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Stopped');
+  assert.equal(await text(page, '#stats'), '1,268 samples in 13.0 s');
+  const fits = await page.$eval('#stats', (e) => e.scrollWidth <= e.clientWidth);
+  assert.ok(fits, 'the summary is not cut off');
+  for (const id of ['state', 'stats', 'search', 'thread', 'group', 'reset']) {
+    const r = await page.$eval(`#${id}`, (e) => e.getBoundingClientRect().toJSON());
+    assert.ok(r.width > 0 && r.left >= 0 && r.right <= 560, `#${id} within the panel: ${JSON.stringify(r)}`);
+  }
+  // The graph below the toolbar still gets the rest of the height.
+  assert.ok((await nodeBox(page, ['<module>'])) !== null);
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-narrow.png') });
+  await page.close();
+});
+
 test('dark theme: VS Code colours, readable text, a screenshot', async () => {
   const page = await h.open('dark');
   await feed(page, SYNTH);
@@ -501,6 +543,113 @@ test("the stream of dapprof's protocol encoder: deep stacks, native frames, non-
   assert.ok(names.some((n) => /[^\x00-\x7f]/.test(n)), 'non-ASCII names shown');
   assert.match(await text(page, '#stats'), /dropped/);
   await page.screenshot({ path: join(screenshotDir, 'flamegraph-encoder-stream.png') });
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+/** 1-based first and last line of a top-level function of test/fixtures/live-app.py. */
+function liveAppLines(name: string): [number, number] {
+  const src = readFileSync(join(clientRoot, 'test', 'fixtures', 'live-app.py'), 'utf8').split('\n');
+  const start = src.findIndex((l) => l.startsWith(`def ${name}(`));
+  assert.ok(start >= 0, `live-app.py defines ${name}`);
+  let end = start + 1;
+  while (end < src.length && (src[end] === '' || src[end].startsWith(' '))) end++;
+  while (src[end - 1] === '') end--;
+  return [start + 1, end];
+}
+
+test('a stream recorded from live profiling under debugpy: model, pixels, hover, thread filter', async () => {
+  const page = await h.open();
+  await post(page, [{ type: 'run', run: { session: 'live-app.py', rate: 100 } }]);
+  await feed(page, LIVE);
+  const total = LIVE.reduce((a, b) => a + b.sampleCount, 0);
+  assert.ok(total >= 100, `the recording holds ${total} samples`);
+  // The tree equals the naive aggregation, per name path, in both groupings.
+  for (const groupBy of ['function', 'line'] as const) {
+    await page.selectOption('#group', groupBy);
+    await page.waitForFunction((g) => (window as any).__dapprof.groupBy === g, groupBy);
+    const model: Array<[string, number, number]> = await page.evaluate(() => {
+      const app = (window as any).__dapprof;
+      const out: Array<[string, number, number]> = [];
+      const walk = (n: any, p: string) => {
+        out.push([p, n.total, n.self]);
+        for (const c of n.children?.values() ?? []) walk(c, p === '' ? app.model.keyInfo(app.groupBy, c.key).function : `${p} > ${app.model.keyInfo(app.groupBy, c.key).function}`);
+      };
+      walk(app.graph.tree.root, '');
+      return out;
+    });
+    const got = new Map<string, [number, number]>();
+    for (const [p, t, s] of model) {
+      const g = got.get(p) ?? [0, 0];
+      got.set(p, [g[0] + t, g[1] + s]);
+    }
+    const ref = byNames(LIVE, groupBy);
+    assert.equal(got.size, ref.size, groupBy);
+    for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], `${groupBy}: ${p}`);
+  }
+  await page.selectOption('#group', 'function');
+  await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'function');
+  await frames(page);
+
+  // The program's own functions, under debugpy's and runpy's frames, in the recorded file at
+  // lines inside their definitions; the main thread's and the hasher's.
+  const found: Record<string, { file: string; line: number; total: number; x: number; y: number; w: number; h: number; cx: number; cy: number }> = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: Record<string, any> = {};
+    const c = app.graph.canvas.getBoundingClientRect();
+    const walk = (n: any) => {
+      for (const k of n.children?.values() ?? []) {
+        const info = app.model.keyInfo('function', k.key);
+        if (info.file.endsWith('/live-app.py') && (!out[info.function] || out[info.function].total < k.total)) {
+          const r = app.graph.rectOf(k);
+          out[info.function] = { file: info.file, line: info.line, total: k.total, ...r, cx: c.left, cy: c.top };
+        }
+        walk(k);
+      }
+    };
+    walk(app.graph.tree.root);
+    return out;
+  });
+  for (const fn of ['main', 'run_batches', 'checksum', 'hash_blocks', 'digest']) {
+    assert.ok(found[fn], `${fn} is in the recorded profile`);
+    const [first, last] = liveAppLines(fn);
+    assert.ok(found[fn].line >= first && found[fn].line <= last, `${fn}: line ${found[fn].line} in ${first}-${last}`);
+    assert.equal(basename(found[fn].file), 'live-app.py');
+  }
+  assert.ok(found.run_batches.total <= found.main.total);
+  // The widest node of run_batches is drawn in its colour, away from its label.
+  const rb = found.run_batches;
+  assert.ok(rb.w > 6, 'run_batches is wide enough to read a pixel from');
+  assert.deepEqual(await pixel(page, rb.x + rb.w - 3, rb.y + 1), nodeRgb('run_batches', false, 'light'));
+  // Hover: its function and file:line.
+  await page.mouse.move(rb.cx + rb.x + rb.w / 2, rb.cy + rb.y + rb.h / 2);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  assert.equal(await text(page, '#tooltip .fn'), 'run_batches');
+  assert.equal(await text(page, '#tooltip .loc'), `${rb.file}:${rb.line}`);
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-live-stream.png') });
+
+  // The thread selector names the recorded threads; the hasher alone has no main().
+  const options = await page.$$eval('#thread option', (o) => o.map((x) => x.textContent ?? ''));
+  assert.ok(options.some((o) => o.startsWith('MainThread (')), options.join(' | '));
+  const hasher = options.findIndex((o) => o.startsWith('hasher ('));
+  assert.ok(hasher > 0, options.join(' | '));
+  await page.selectOption('#thread', { index: hasher });
+  await page.waitForFunction(() => (window as any).__dapprof.thread !== undefined);
+  await frames(page);
+  const names: string[] = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: string[] = [];
+    const walk = (n: any) => {
+      for (const k of n.children?.values() ?? []) {
+        out.push(app.model.keyInfo('function', k.key).function);
+        walk(k);
+      }
+    };
+    walk(app.graph.tree.root);
+    return out;
+  });
+  assert.ok(names.includes('hash_blocks') && names.includes('digest'));
+  assert.ok(!names.includes('run_batches') && !names.includes('checksum'));
   assert.deepEqual(h.pageErrors, []);
   await page.close();
 });

@@ -105,6 +105,38 @@ test('a failing startProfiling shows the adapter message and leaves profiling st
   assert.equal(fake.statusBar.visible, false);
 });
 
+test('an error response marked showUser, which VS Code shows itself, is not shown a second time', async () => {
+  const s = makeSession('d');
+  startSession(s, true);
+  // The adapter's messages pass the extension's tracker before VS Code rejects the request.
+  const trackers = fake.trackerFactories.map(([, f]) => f.createDebugAdapterTracker(s));
+  const refuse = (command: string, showUser: boolean, message: string) => {
+    const error = { id: 2007, format: message, ...(showUser ? { showUser: true } : {}) };
+    for (const t of trackers) t.onDidSendMessage?.({ seq: 9, type: 'response', request_seq: 3, success: false, command, message, body: { error } });
+    throw new Error(message);
+  };
+  s.answer = (command) => refuse(command, true, 'Permission denied reading the memory of process 4242.');
+  assert.equal(await controller.startProfiling(s as never), false);
+  assert.deepEqual(fake.errors, [], 'VS Code showed it');
+  assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+
+  // Without showUser, or for another request, the extension shows it.
+  s.answer = (command) => refuse(command, false, 'Permission denied reading the memory of process 4242.');
+  assert.equal(await controller.startProfiling(s as never), false);
+  assert.deepEqual(fake.errors, ['Could not start profiling "session d": Permission denied reading the memory of process 4242.']);
+
+  // The same for stopProfiling: an error other than "not running" keeps the run going.
+  adapterAnswers(s);
+  assert.equal(await controller.startProfiling(s as never), true);
+  s.answer = (command) => refuse(command, true, 'Could not write the profile to /root/x.json: Permission denied.');
+  assert.equal(await controller.stopProfiling(s as never), false);
+  assert.equal(fake.errors.length, 1);
+  assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), true);
+  s.answer = (command) => refuse(command, false, 'Could not write the profile to /root/x.json: Permission denied.');
+  assert.equal(await controller.stopProfiling(s as never), false);
+  assert.equal(fake.errors[1], 'Could not stop profiling "session d": Could not write the profile to /root/x.json: Permission denied.');
+});
+
 test('profilingStopped ends the run: exited shows the summary, error shows the message', async () => {
   const s = makeSession('c');
   adapterAnswers(s);

@@ -162,7 +162,7 @@ for (const groupBy of ['line', 'function'] as GroupBy[]) {
 }
 
 test('the fixture streams aggregate like the reference, in every view', () => {
-  for (const name of ['synthetic-stream.jsonl', 'encoder-stream.jsonl']) {
+  for (const name of ['synthetic-stream.jsonl', 'encoder-stream.jsonl', 'live-stream.jsonl']) {
     const stream = readStream(name);
     for (const groupBy of ['line', 'function'] as GroupBy[]) {
       const ref = referenceAggregate(stream, groupBy);

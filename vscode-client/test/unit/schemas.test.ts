@@ -53,6 +53,7 @@ test('every schema of the protocol compiles', () => {
 test('the fixture streams and the random test streams are valid profilingData bodies', () => {
   checkStream(readStream('synthetic-stream.jsonl'));
   checkStream(readStream('encoder-stream.jsonl'));
+  checkStream(readStream('live-stream.jsonl'));
   for (const seed of [1, 2, 3]) checkStream(randomStream(seed, 20));
   checkStream(randomStream(5, 20, { withThreads: false }));
 });

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# End-to-end test of the extension in a real VS Code: installs code-server and playwright-core
+# (test/e2e/package-lock.json, kept apart from the extension's own dependencies since code-server
+# is about 320 MB), packages the .vsix, and runs test/e2e/e2e.test.ts: code-server with the
+# extension installed, driven in Debian's headless Chromium, debugging and profiling
+# test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN.
+#
+#   DAPPROF_BIN=build/default/src/dapprof vscode-client/scripts/e2e.sh
+#
+# Needs Debian's chromium, ripgrep (its rg stands in for the one code-server would download)
+# and python3-debugpy; when run as root the missing ones are installed. Screenshots go to
+# build/e2e-screenshots/ of the repository; the run directory (code-server's settings, logs and
+# the workspace) to build/e2e/run/, kept when the test fails. Exits non-zero on any failure.
+set -uo pipefail
+start=$SECONDS
+log() { printf '== e2e: %s (%ds)\n' "$*" $((SECONDS - start)); }
+fail() { echo "error: $*" >&2; exit 1; }
+
+# A relative DAPPROF_BIN is relative to the caller's directory.
+[[ -n "${DAPPROF_BIN:-}" ]] || fail "set DAPPROF_BIN to the dapprof executable (e.g. DAPPROF_BIN=build/default/src/dapprof)"
+DAPPROF_BIN=$(realpath -e -- "$DAPPROF_BIN") || fail "DAPPROF_BIN: no such file"
+[[ -f "$DAPPROF_BIN" && -x "$DAPPROF_BIN" ]] || fail "$DAPPROF_BIN is not an executable file"
+export DAPPROF_BIN
+
+cd "$(dirname "$0")/.."
+client=$PWD
+repo=$(cd .. && pwd)
+
+command -v node >/dev/null || fail "node (20 or newer) is needed"
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 20 ? 0 : 1)' || fail "node 20 or newer is needed, not $(node --version)"
+
+export CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+missing=()
+[[ -x "$CHROMIUM" || "$CHROMIUM" != /usr/bin/chromium ]] || missing+=(chromium)
+[[ -x /usr/bin/rg ]] || missing+=(ripgrep)
+/usr/bin/python3 -c 'import debugpy' 2>/dev/null || missing+=(python3-debugpy)
+if ((${#missing[@]})); then
+  [[ $(id -u) -eq 0 ]] || fail "missing Debian packages: ${missing[*]} (apt-get install ${missing[*]})"
+  log "apt-get install ${missing[*]}"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}") || fail "could not install ${missing[*]}"
+fi
+[[ -x "$CHROMIUM" ]] || fail "Chromium not found at $CHROMIUM"
+
+# The extension's own dependencies (esbuild, vsce), as scripts/test.sh installs them.
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  log "npm ci (extension)"
+  npm ci --no-audit --no-fund --loglevel=error || fail "npm ci failed"
+fi
+
+# scripts/test.sh has just packaged it when both run; otherwise (or if anything changed since) package.
+if [[ ! -f build/dapprof.vsix ]] || [[ -n $(find src media scripts/build.mjs package.json package-lock.json README.md .vscodeignore -newer build/dapprof.vsix -print -quit) ]]; then
+  log "package the .vsix"
+  mkdir -p build
+  npm run --silent package >build/e2e-vsce.log 2>&1 || { cat build/e2e-vsce.log; fail "packaging the .vsix failed"; }
+fi
+
+e2e=$client/test/e2e
+if [[ ! -f $e2e/node_modules/.package-lock.json || $e2e/package-lock.json -nt $e2e/node_modules/.package-lock.json ]]; then
+  log "npm ci (code-server, playwright-core)"
+  # @vscode/ripgrep's install script downloads rg from GitHub unless its cache holds the archive:
+  # Debian's rg is put there. code-server's install script refuses to run as root without
+  # unsafe-perm; node-pty's runs `npx node-gyp`, which asks for confirmation without `yes`. The
+  # native modules (spdlog, kerberos, node-pty, ...) compile from source: JOBS=max runs make -j.
+  npm_tmp=$repo/build/e2e/npm-tmp
+  rm -rf "$npm_tmp"
+  mkdir -p "$npm_tmp/rg" "$npm_tmp/vscode-ripgrep-cache-1.15.11"
+  cp /usr/bin/rg "$npm_tmp/rg/rg"
+  tar -C "$npm_tmp/rg" -czf "$npm_tmp/vscode-ripgrep-cache-1.15.11/ripgrep-v13.0.0-10-x86_64-unknown-linux-musl.tar.gz" rg
+  (cd "$e2e" && TMPDIR=$npm_tmp npm_config_unsafe_perm=true npm_config_yes=true JOBS=max \
+    npm ci --no-audit --no-fund --loglevel=error) >"$repo/build/e2e/npm-ci.log" 2>&1
+  rc=$?
+  # npm 11 warns that it does not know unsafe-perm; code-server's script reads it all the same.
+  grep -v 'Unknown env config "unsafe-perm"' "$repo/build/e2e/npm-ci.log"
+  ((rc == 0)) && [[ -x $e2e/node_modules/.bin/code-server ]] || fail "npm ci in test/e2e failed (build/e2e/npm-ci.log)"
+  rm -rf "$npm_tmp"
+fi
+export CODE_SERVER_BIN=$e2e/node_modules/.bin/code-server
+
+log "bundle the test"
+bundle=$e2e/node_modules/.e2e/e2e.test.js
+node_modules/.bin/esbuild test/e2e/e2e.test.ts --bundle --platform=node --format=cjs --target=node20 \
+  --external:playwright-core --sourcemap=inline --log-level=warning --outfile="$bundle" || fail "bundling the test failed"
+
+export E2E_CLIENT_ROOT=$client
+export E2E_RUN_DIR=$repo/build/e2e/run
+export E2E_SCREENSHOTS=$repo/build/e2e-screenshots
+export DAPPROF_VSIX=$client/build/dapprof.vsix
+# If the test is killed before its own cleanup, end code-server's process group here. The test
+# writes the group's id once code-server runs, and removes it once the group has ended.
+rm -f "$E2E_RUN_DIR/code-server.pgid"
+cleanup() {
+  local f=$E2E_RUN_DIR/code-server.pgid
+  [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
+  return 0
+}
+trap cleanup EXIT
+
+log "run"
+timeout --kill-after=10 300 node --test --test-reporter=spec "$bundle"
+rc=$?
+cleanup
+log "done"
+echo "screenshots: $E2E_SCREENSHOTS/"
+if ((rc != 0)); then
+  echo "e2e failed; code-server's log, settings and workspace are in $E2E_RUN_DIR/" >&2
+  exit 1
+fi
+rm -rf "$E2E_RUN_DIR"
