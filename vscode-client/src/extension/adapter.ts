@@ -29,8 +29,20 @@ export function findExecutable(setting: string, envPath = process.env.PATH ?? ''
   return undefined;
 }
 
+/** host:port of an attach configuration's `connect`, if it has a usable one. */
+function connectAddress(config: vscode.DebugConfiguration): { host: string; port: number } | undefined {
+  const c = config.connect as { host?: unknown; port?: unknown } | undefined;
+  const port = Number(c?.port);
+  if (config.request !== 'attach' || !c || !Number.isInteger(port) || port <= 0 || port > 65535) return undefined;
+  return { host: typeof c.host === 'string' && c.host ? c.host : '127.0.0.1', port };
+}
+
 export class DapprofAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
   createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+    const address = connectAddress(session.configuration);
+    // A child process's session (debugpyAttach): `connect` is the port where the parent's dapprof
+    // opens the child's session, a debug adapter already; VS Code talks to it directly.
+    if (address && session.configuration.subProcessId !== undefined) return new vscode.DebugAdapterServer(address.port, address.host);
     const setting = vscode.workspace.getConfiguration('dapprof', session.workspaceFolder).get<string>('path', 'dapprof');
     const exe = findExecutable(setting);
     if (!exe) {
@@ -40,6 +52,9 @@ export class DapprofAdapterFactory implements vscode.DebugAdapterDescriptorFacto
           : `"${setting}" was not found on PATH. Install dapprof, or set "dapprof.path" to the dapprof executable.`,
       );
     }
+    // Attaching to debugpy.listen(): what listens there is debugpy's adapter, which dapprof then
+    // connects to instead of starting one of its own.
+    if (address) return new vscode.DebugAdapterExecutable(exe, ['stdio', `--connect=${address.host}:${address.port}`]);
     return new vscode.DebugAdapterExecutable(exe, ['stdio']);
   }
 }

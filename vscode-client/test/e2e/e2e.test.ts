@@ -5,14 +5,19 @@
 // Steps, each depending on the one before: a breakpoint is set with F9; F5 starts the session
 // and the debug toolbar offers Start Profiling; clicking it fills the flame graph panel (checked
 // on the page's model and on pixels); hovering a node shows its function and file:line, and its
-// open-source link opens the file at that line; Stop Profiling shows the summary; the program
-// then reaches the breakpoint, which stops it. Screenshots of every step go to
-// build/e2e-screenshots/ of the repository.
+// open-source link opens the file at that line; Stop Profiling shows the summary; Export
+// Profile… writes a speedscope file through VS Code's save dialog; settings dapprof refuses
+// give one error message with dapprof's reason; the program then reaches the breakpoint, which
+// stops it. Then a program that starts a child process: the child gets its own session, which
+// is profiled; and an attach configuration reaches a program started with debugpy --listen.
+// Screenshots of every step go to build/e2e-screenshots/ of the repository.
 //
 // Inputs (environment): DAPPROF_BIN (required), CODE_SERVER_BIN, DAPPROF_VSIX, E2E_RUN_DIR,
 // E2E_SCREENSHOTS, CHROMIUM. scripts/e2e.sh sets them all.
 
 import assert from 'node:assert/strict';
+import { ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
@@ -40,6 +45,7 @@ const RUN_DIR = process.env.E2E_RUN_DIR ?? join(repoRoot, 'build/e2e/run');
 const SHOTS = process.env.E2E_SCREENSHOTS ?? join(repoRoot, 'build/e2e-screenshots');
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FIXTURE = join(clientRoot, 'test/e2e/fixture/app.py');
+const SPAWNER = join(clientRoot, 'test/e2e/fixture/spawner.py');
 
 /** Generous for a loaded 2-core machine: VS Code's workbench alone takes 5 to 20 s to load there. */
 const LONG = 90_000;
@@ -48,6 +54,8 @@ const STEP = 60_000;
 const workspace = join(RUN_DIR, 'workspace');
 const program = join(workspace, 'app.py');
 const flag = join(workspace, 'continue.flag');
+const spawner = join(workspace, 'spawner.py');
+const childFlag = join(workspace, 'child-done.flag');
 const source = readFileSync(FIXTURE, 'utf8').split('\n');
 /** 1-based line of the fixture's marked breakpoint, and the line ranges of its functions. */
 const breakpointLine = source.findIndex((l) => l.includes('# breakpoint')) + 1;
@@ -58,6 +66,22 @@ function functionLines(name: string): [number, number] {
   while (source[end - 1] === '') end--;
   return [start + 1, end];
 }
+
+/** A free loopback port, for the program that waits for a debugger with debugpy --listen. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let listenPort = 0;
+let listening: ChildProcess | undefined;
+const attachFlag = join(workspace, 'attach-done.flag');
 
 let server: CodeServer;
 let browser: Browser;
@@ -192,6 +216,8 @@ before(async () => {
   rmSync(SHOTS, { recursive: true, force: true });
   mkdirSync(SHOTS, { recursive: true });
   copyFileSync(FIXTURE, program);
+  copyFileSync(SPAWNER, spawner);
+  listenPort = await freePort();
   writeFileSync(
     join(workspace, '.vscode', 'launch.json'),
     JSON.stringify(
@@ -206,6 +232,23 @@ before(async () => {
             args: ['${workspaceFolder}/continue.flag'],
             python: '/usr/bin/python3',
             console: 'internalConsole',
+            justMyCode: true,
+          },
+          {
+            type: 'dapprof',
+            request: 'launch',
+            name: 'spawner.py (dapprof)',
+            program: '${workspaceFolder}/spawner.py',
+            args: ['${workspaceFolder}/child-done.flag'],
+            python: '/usr/bin/python3',
+            console: 'internalConsole',
+            subProcess: true,
+          },
+          {
+            type: 'dapprof',
+            request: 'attach',
+            name: 'attach to debugpy --listen (dapprof)',
+            connect: { host: '127.0.0.1', port: listenPort },
             justMyCode: true,
           },
         ],
@@ -250,6 +293,7 @@ before(async () => {
 });
 
 after(async () => {
+  listening?.kill('SIGKILL');
   await browser?.close().catch(() => undefined);
   await server?.stop();
 });
@@ -505,6 +549,100 @@ test('the breakpoint still stops the program; Continue lets it finish', async (t
     const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
     await screenshot('session-ended');
+  });
+});
+
+test('a child process gets a session of its own through dapprof, and can be profiled', async (t) => {
+  await step(t, 'child-process', async () => {
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'spawner.py (dapprof)' }).first().waitFor();
+    await page.keyboard.type('spawner.py (dapprof)');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.debug-toolbar', { timeout: LONG });
+    // debugpy announces the child; the extension starts its session, shown under the parent's.
+    const child = page.locator('.debug-call-stack .monaco-list-row').filter({ hasText: /^\s*Subprocess \d+/ });
+    await child.first().waitFor({ timeout: LONG });
+    assert.equal(await child.count(), 1);
+    assert.equal(await page.locator('.debug-call-stack .monaco-list-row').filter({ hasText: 'spawner.py (dapprof)' }).count(), 1);
+    await screenshot('child-session');
+    // Focus the child session and profile it.
+    await child.first().click();
+    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    await toolbarButton('Start Profiling').click();
+    flame = await flameFrame();
+    await flame.waitForFunction(
+      (file) => {
+        const app = (window as any).__dapprof;
+        let found = false;
+        app.model.funcs.forEach((f: any) => (found ||= f.file === file && f.function === 'child_work'));
+        return app.state === 'live' && found && app.model.totals.sampleCount >= 20;
+      },
+      spawner,
+      { timeout: LONG, polling: 250 },
+    );
+    // Only the child's code: the parent waits in Popen.wait, which never calls child_work, and
+    // its own main is not in this profile.
+    const parentFns = await flame.evaluate((file) => {
+      const app = (window as any).__dapprof;
+      const out: string[] = [];
+      app.model.funcs.forEach((f: any) => f.file === file && f.function === 'parent_main' && out.push(f.function));
+      return out;
+    }, spawner);
+    assert.deepEqual(parentFns, [], 'the child session profiles the child process');
+    await screenshot('child-profiling');
+    await toolbarButton('Stop Profiling').click();
+    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+    // The child finishes, then the parent; the sessions end with them.
+    writeFileSync(childFlag, 'go\n');
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('an attach configuration with connect reaches a program started with debugpy --listen, and profiles it', async (t) => {
+  await step(t, 'attach-connect', async () => {
+    // The program waits in debugpy's adapter for a client, as a person would start it.
+    listening = spawn('/usr/bin/python3', ['-m', 'debugpy', '--listen', `127.0.0.1:${listenPort}`, program, attachFlag], { cwd: workspace, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => listening!.on('exit', (code) => resolve(code)));
+    // debugpy's adapter listens once it has started (a second or two on a busy machine). Not
+    // probed by connecting: debugpy's adapter takes one client, and a probe would be it.
+    const listenEntry = new RegExp(`^\\s*\\d+: 0100007F:${listenPort.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A `, 'm');
+    for (let i = 0; !listenEntry.test(readFileSync('/proc/net/tcp', 'utf8')); i++) {
+      assert.ok(i < 150, `nothing listens on 127.0.0.1:${listenPort}`);
+      await sleep(200);
+    }
+    await runCommand('Debug: Select and Start Debugging');
+    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'attach to debugpy --listen (dapprof)' }).first().waitFor();
+    await page.keyboard.type('attach to debugpy --listen');
+    await page.keyboard.press('Enter');
+    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    await toolbarButton('Start Profiling').click();
+    flame = await flameFrame();
+    await flame.waitForFunction(
+      (file) => {
+        const app = (window as any).__dapprof;
+        const names = new Set<string>();
+        app.model.funcs.forEach((f: any) => f.file === file && names.add(f.function));
+        return app.state === 'live' && ['main', 'work', 'fibonacci'].every((n) => names.has(n)) && app.model.totals.sampleCount >= 20;
+      },
+      program,
+      { timeout: LONG, polling: 250 },
+    );
+    await screenshot('attach-profiling');
+    await toolbarButton('Stop Profiling').click();
+    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+    // Disconnecting leaves the program running; it ends when told to.
+    await toolbarButton('Disconnect').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    writeFileSync(attachFlag, 'go\n');
+    // The breakpoint set earlier in app.py is gone with the session: the program just finishes.
+    let timer: NodeJS.Timeout | undefined;
+    const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), STEP)))]);
+    clearTimeout(timer);
+    assert.equal(code, 0, 'the program ran to its end after the debugger disconnected');
+    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    assert.deepEqual(errors, []);
   });
 });
 

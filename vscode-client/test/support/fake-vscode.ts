@@ -55,6 +55,12 @@ export class DebugAdapterExecutable {
     readonly args: string[],
   ) {}
 }
+export class DebugAdapterServer {
+  constructor(
+    readonly port: number,
+    readonly host?: string,
+  ) {}
+}
 export const StatusBarAlignment = { Left: 1, Right: 2 };
 export const ViewColumn = { Active: -1, Beside: -2, One: 1, Two: 2 };
 
@@ -142,6 +148,7 @@ export const vscodeStub = {
   Position,
   Range,
   DebugAdapterExecutable,
+  DebugAdapterServer,
   StatusBarAlignment,
   ViewColumn,
   commands: {

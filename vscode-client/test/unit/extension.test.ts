@@ -1,7 +1,7 @@
 // Session and profiling state handling of the extension, with the VS Code API stubbed: a real
 // extension host cannot run here (see test/support/fake-vscode.ts). The stub records what the
 // extension asks of VS Code; the debug adapter's answers are scripted per test.
-import { fake, makeSession, resetFake, settle, startSession, Uri, vscodeStub } from '../support/fake-vscode';
+import { DebugAdapterServer, fake, makeSession, resetFake, settle, startSession, Uri, vscodeStub } from '../support/fake-vscode';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -289,6 +289,18 @@ test('the adapter factory runs `dapprof stdio` from dapprof.path or PATH, with a
     fake.config = { 'dapprof.path': exe };
     const d = factory.createDebugAdapterDescriptor(session as never) as unknown as { command: string; args: string[] };
     assert.deepEqual([d.command, d.args], [exe, ['stdio']]);
+    // Attaching to debugpy.listen(): dapprof connects to debugpy's adapter there.
+    session.configuration = { type: 'dapprof', request: 'attach', connect: { host: 'localhost', port: 5678 } };
+    const a = factory.createDebugAdapterDescriptor(session as never) as unknown as { command: string; args: string[] };
+    assert.deepEqual([a.command, a.args], [exe, ['stdio', '--connect=localhost:5678']]);
+    session.configuration = { type: 'dapprof', request: 'attach', connect: { port: 5678 } };
+    assert.deepEqual((factory.createDebugAdapterDescriptor(session as never) as unknown as { args: string[] }).args, ['stdio', '--connect=127.0.0.1:5678']);
+    // A child process announced by debugpyAttach: its session is already served by dapprof at `connect`.
+    session.configuration = { type: 'dapprof', request: 'attach', name: 'Subprocess 42', subProcessId: 42, connect: { host: '127.0.0.1', port: 40123 } };
+    const c = factory.createDebugAdapterDescriptor(session as never) as unknown as { port: number; host: string };
+    assert.ok(c instanceof DebugAdapterServer);
+    assert.deepEqual([c.port, c.host], [40123, '127.0.0.1']);
+    session.configuration = { type: 'dapprof', request: 'launch', program: 'a.py' };
     fake.config = { 'dapprof.path': join(dir, 'missing') };
     assert.throws(() => factory.createDebugAdapterDescriptor(session as never), /dapprof was not found at ".*missing" \(setting dapprof\.path\)/);
     fake.config = { 'dapprof.path': 'no-such-dapprof-here' };
