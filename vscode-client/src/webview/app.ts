@@ -4,6 +4,8 @@
 import { CallNode, GroupBy, KeyInfo, locationLabel, ProfileModel, threadLabel } from '../model/profile';
 import { FlameGraph } from './flame';
 import type { FromWebview, RunInfo, StoppedInfo, ToWebview } from './messages';
+import { el, nf, pct } from './dom';
+import { FunctionTable, TableSort } from './table';
 import { readPalette } from './theme';
 
 export interface VsCodeApi {
@@ -16,25 +18,9 @@ type ViewState = 'idle' | 'waiting' | 'live' | 'stopped' | 'error';
 
 interface Persisted {
   groupBy?: GroupBy;
-  tableSort?: 'self' | 'total';
+  tableSort?: TableSort;
 }
 
-const TABLE_ROWS = 200;
-const TABLE_MIN_INTERVAL_MS = 250;
-
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}, ...children: (Node | string)[]) {
-  const e = document.createElement(tag);
-  Object.assign(e, props);
-  for (const c of children) e.append(c);
-  return e;
-}
-
-const nf = new Intl.NumberFormat('en-US');
-export function pct(part: number, whole: number): string {
-  if (whole <= 0) return '0%';
-  const p = (100 * part) / whole;
-  return p >= 10 || p === 0 ? `${p.toFixed(1)}%` : `${p.toFixed(2)}%`;
-}
 function seconds(ms: number): string {
   return ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
 }
@@ -48,13 +34,17 @@ export class App {
   idleMessage = 'Start profiling from the debug toolbar to see a live flame graph.';
   groupBy: GroupBy = 'function';
   thread: number | undefined = undefined;
-  tableSort: 'self' | 'total' = 'self';
+  tableSort: TableSort = 'self';
   search = '';
   /** Number of graph draws, and of animation frames requested (tests read both). */
   drawCount = 0;
   frameRequests = 0;
 
   readonly graph: FlameGraph;
+  /** What the table shows now (tests wait for it to catch up with the model). */
+  get tableKey(): string {
+    return this.table.key;
+  }
   private readonly root: HTMLElement;
   private readonly stateEl: HTMLElement;
   private readonly statsEl: HTMLElement;
@@ -67,20 +57,16 @@ export class App {
   private readonly graphEl: HTMLElement;
   private readonly overlayEl: HTMLElement;
   private readonly tooltipEl: HTMLElement;
-  private readonly tbody: HTMLTableSectionElement;
-  private readonly tableHead: HTMLTableSectionElement;
+  private readonly table: FunctionTable;
   private readonly detailsEl: HTMLElement;
 
   private frameRequested = false;
   private drawnVersion = -1;
   private uiDirty = true;
-  private tableKey = '';
   private crumbKey = '';
   private detailsKey = '';
   /** The share of the zoomed node in the details bar, updated in place as data arrives. */
   private detailsShare: Text | undefined;
-  private tableTime = 0;
-  private tableTimer: ReturnType<typeof setTimeout> | undefined;
   private threadsShown = '';
   private matchKeys: Set<number> | null = null;
   private matchKeysVersion = -1;
@@ -117,16 +103,18 @@ export class App {
     this.graphEl = el('div', { id: 'graph', className: 'graph', tabIndex: 0 }, canvas, this.overlayEl);
     this.tooltipEl = el('div', { id: 'tooltip', className: 'tooltip', hidden: true });
     this.tooltipEl.setAttribute('role', 'tooltip');
-    this.tableHead = el('thead');
-    this.tbody = el('tbody');
-    const table = el('table', { id: 'table' }, this.tableHead, this.tbody);
+    this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, live: this.state === 'live' }), {
+      sort: (by) => this.setTableSort(by),
+      select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
+      open: (key) => this.openSource(this.model.keyInfo(this.groupBy, key)),
+    });
     this.detailsEl = el('div', { id: 'details', className: 'details' });
     this.root = el(
       'div',
       { className: 'app' },
       el('header', { className: 'toolbar' }, this.stateEl, this.statsEl, el('span', { className: 'spacer' }), this.searchEl, this.matchEl, this.threadEl, this.groupEl, this.resetEl),
       this.crumbsEl,
-      el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, table)),
+      el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element)),
       this.detailsEl,
       this.tooltipEl,
     );
@@ -182,7 +170,8 @@ export class App {
 
   private reset(): void {
     this.model = new ProfileModel();
-    this.crumbKey = this.detailsKey = this.tableKey = '';
+    this.crumbKey = this.detailsKey = '';
+    this.table.clear();
     this.run = undefined;
     this.stopped = undefined;
     this.errorMessage = '';
@@ -222,7 +211,7 @@ export class App {
     this.updateHeader();
     this.updateBreadcrumb();
     this.updateDetails();
-    this.updateTable(modelChanged);
+    this.table.update(modelChanged);
     if (this.mouse) this.hoverAt(this.mouse.x, this.mouse.y, false);
   }
 
@@ -380,70 +369,6 @@ export class App {
     this.detailsEl.replaceChildren(...parts);
   }
 
-  /**
-   * Rebuilds the table when what it shows changed (data, grouping, sort, thread), not on hover or
-   * search. New data while live rebuilds it at most every TABLE_MIN_INTERVAL_MS.
-   */
-  private updateTable(throttle: boolean): void {
-    const key = `${this.model.version}:${this.groupBy}:${this.tableSort}:${this.thread}`;
-    if (this.tableKey === key) return;
-    const now = performance.now();
-    if (throttle && this.state === 'live' && now - this.tableTime < TABLE_MIN_INTERVAL_MS) {
-      if (this.tableTimer === undefined)
-        this.tableTimer = setTimeout(() => {
-          this.tableTimer = undefined;
-          this.updateTable(false);
-        }, TABLE_MIN_INTERVAL_MS);
-      return;
-    }
-    this.tableKey = key;
-    this.tableTime = now;
-    const head = (id: 'self' | 'total', text: string) => {
-      const th = el('th', { className: `num sortable${this.tableSort === id ? ' sorted' : ''}`, textContent: text + (this.tableSort === id ? ' ▾' : '') });
-      th.dataset.sort = id;
-      th.title = `Sort by ${id === 'self' ? 'own' : 'total'} samples`;
-      return th;
-    };
-    this.tableHead.replaceChildren(
-      el('tr', {}, head('self', 'Own'), head('total', 'Total'), el('th', { textContent: this.groupBy === 'line' ? 'Line' : 'Function' })),
-    );
-    const view = this.model.view(this.thread);
-    const whole = view?.sampleCount ?? 0;
-    const rows = this.model.table(this.groupBy, this.thread, this.tableSort, TABLE_ROWS);
-    // Rows are reused and only their changed cells rewritten: the table refreshes several times
-    // a second while live, and a row under the mouse keeps its identity for clicks.
-    const trs = this.tbody.rows;
-    while (trs.length > rows.length) this.tbody.deleteRow(-1);
-    rows.forEach((r, i) => {
-      let tr = trs[i] as HTMLTableRowElement | undefined;
-      if (!tr) {
-        tr = el(
-          'tr',
-          {},
-          el('td', { className: 'num' }),
-          el('td', { className: 'num' }),
-          el('td', { className: 'fn' }, el('span', { className: 'name' }), el('span', { className: 'loc' })),
-        );
-        this.tbody.append(tr);
-      }
-      const set = (node: Element, text: string) => {
-        if (node.textContent !== text) node.textContent = text;
-      };
-      const cells = tr.cells;
-      set(cells[0], pct(r.self, whole));
-      set(cells[1], pct(r.total, whole));
-      set(cells[2].firstChild as Element, r.info.function);
-      set(cells[2].lastChild as Element, ' ' + locationLabel(r.info));
-      const key = String(r.key);
-      if (tr.dataset.key !== key || tr.dataset.self !== String(r.self) || tr.dataset.total !== String(r.total)) {
-        tr.dataset.key = key;
-        tr.dataset.self = String(r.self);
-        tr.dataset.total = String(r.total);
-        tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click to open the source`;
-      }
-    });
-  }
-
   // ---- interaction -------------------------------------------------------------------------
 
   infoOf(node: CallNode): KeyInfo {
@@ -493,11 +418,11 @@ export class App {
     this.invalidate();
   }
 
-  setTableSort(s: 'self' | 'total'): void {
+  setTableSort(s: TableSort): void {
     this.tableSort = s;
     this.persist();
     this.uiDirty = true;
-    this.updateTable(false);
+    this.table.update(false);
   }
 
   openSource(info: KeyInfo): void {
@@ -595,19 +520,6 @@ export class App {
     this.threadEl.addEventListener('change', () => this.setThread(this.threadEl.value === 'all' ? undefined : Number(this.threadEl.value)));
     this.groupEl.addEventListener('change', () => this.setGroupBy(this.groupEl.value as GroupBy));
     this.resetEl.addEventListener('click', () => this.resetZoom());
-    this.tableHead.addEventListener('click', (e) => {
-      const th = (e.target as HTMLElement).closest('th');
-      const s = th?.dataset.sort;
-      if (s === 'self' || s === 'total') this.setTableSort(s);
-    });
-    this.tbody.addEventListener('click', (e) => {
-      const tr = (e.target as HTMLElement).closest('tr');
-      if (tr?.dataset.key) this.setSearch(this.model.keyInfo(this.groupBy, Number(tr.dataset.key)).function);
-    });
-    this.tbody.addEventListener('dblclick', (e) => {
-      const tr = (e.target as HTMLElement).closest('tr');
-      if (tr?.dataset.key) this.openSource(this.model.keyInfo(this.groupBy, Number(tr.dataset.key)));
-    });
     window.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {
         e.preventDefault();

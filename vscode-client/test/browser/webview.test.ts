@@ -41,6 +41,29 @@ function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thre
 }
 const REF = byNames(SYNTH, 'function');
 
+/** The page's current tree as name path -> [total, self], summed where a name path repeats (grouped by line, or the same name in several files). */
+async function modelByNames(page: Page): Promise<Map<string, [number, number]>> {
+  const model: Array<[string, number, number]> = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const out: Array<[string, number, number]> = [];
+    const walk = (n: any, p: string) => {
+      out.push([p, n.total, n.self]);
+      for (const c of n.children?.values() ?? []) {
+        const name = app.model.keyInfo(app.groupBy, c.key).function;
+        walk(c, p === '' ? name : `${p} > ${name}`);
+      }
+    };
+    walk(app.graph.tree.root, '');
+    return out;
+  });
+  const got = new Map<string, [number, number]>();
+  for (const [p, t, s] of model) {
+    const g = got.get(p) ?? [0, 0];
+    got.set(p, [g[0] + t, g[1] + s]);
+  }
+  return got;
+}
+
 async function frames(page: Page, n = 2): Promise<void> {
   await page.evaluate(
     (count) =>
@@ -510,22 +533,8 @@ test("the stream of dapprof's protocol encoder: deep stacks, native frames, non-
   await page.selectOption('#group', 'line');
   await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'line');
   await frames(page);
-  const model: Array<[string, number, number]> = await page.evaluate(() => {
-    const app = (window as any).__dapprof;
-    const out: Array<[string, number, number]> = [];
-    const walk = (n: any, p: string) => {
-      out.push([p, n.total, n.self]);
-      for (const c of n.children?.values() ?? []) walk(c, p === '' ? app.model.keyInfo('line', c.key).function : `${p} > ${app.model.keyInfo('line', c.key).function}`);
-    };
-    walk(app.graph.tree.root, '');
-    return out;
-  });
   // Names repeat on several lines here, so compare summed per name path.
-  const got = new Map<string, [number, number]>();
-  for (const [p, t, s] of model) {
-    const g = got.get(p) ?? [0, 0];
-    got.set(p, [g[0] + t, g[1] + s]);
-  }
+  const got = await modelByNames(page);
   assert.equal(got.get('')![0], total);
   assert.equal(got.size, ref.size);
   for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], p);
@@ -568,21 +577,8 @@ test('a stream recorded from live profiling under debugpy: model, pixels, hover,
   for (const groupBy of ['function', 'line'] as const) {
     await page.selectOption('#group', groupBy);
     await page.waitForFunction((g) => (window as any).__dapprof.groupBy === g, groupBy);
-    const model: Array<[string, number, number]> = await page.evaluate(() => {
-      const app = (window as any).__dapprof;
-      const out: Array<[string, number, number]> = [];
-      const walk = (n: any, p: string) => {
-        out.push([p, n.total, n.self]);
-        for (const c of n.children?.values() ?? []) walk(c, p === '' ? app.model.keyInfo(app.groupBy, c.key).function : `${p} > ${app.model.keyInfo(app.groupBy, c.key).function}`);
-      };
-      walk(app.graph.tree.root, '');
-      return out;
-    });
-    const got = new Map<string, [number, number]>();
-    for (const [p, t, s] of model) {
-      const g = got.get(p) ?? [0, 0];
-      got.set(p, [g[0] + t, g[1] + s]);
-    }
+    await frames(page);
+    const got = await modelByNames(page);
     const ref = byNames(LIVE, groupBy);
     assert.equal(got.size, ref.size, groupBy);
     for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], `${groupBy}: ${p}`);

@@ -4,9 +4,9 @@
 // file watcher, the debug adapter and debugpy's launcher.
 
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 
 export interface CodeServerOptions {
   /** The code-server launcher (node_modules/.bin/code-server of the e2e package). */
@@ -137,28 +137,6 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** Debian's Chromium, headless, with its profile, cache and home inside the run directory. */
-export async function launchChromium(executablePath: string, runDir: string): Promise<Browser> {
-  if (!existsSync(executablePath)) throw new Error(`Chromium not found at ${executablePath} (apt-get install chromium, or set CHROMIUM)`);
-  const home = join(runDir, 'chromium');
-  mkdirSync(home, { recursive: true });
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--font-render-hinting=none',
-    ],
-    env: { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_CACHE_HOME: join(home, '.cache') },
-    timeout: 60_000,
-  });
-}
-
 /** The colour of a pixel of a PNG (a page screenshot), decoded by the browser itself. */
 export async function pngPixel(decoder: Page, png: Buffer, x: number, y: number): Promise<[number, number, number]> {
   return decoder.evaluate(

@@ -23,7 +23,8 @@ import { dirname, join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { nodeRgb } from '../../src/webview/theme';
-import { CodeServer, launchChromium, pngPixel, sleep } from './code-server';
+import { launchChromium } from '../support/chromium';
+import { CodeServer, pngPixel, sleep } from './code-server';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -207,6 +208,38 @@ async function canvasPixel(x: number, y: number): Promise<[number, number, numbe
   );
 }
 
+/** Runs a command from the command palette, by its title. */
+async function runCommand(title: string): Promise<void> {
+  await page.keyboard.press('Control+Shift+p');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor();
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+}
+
+/** Starts a launch configuration of the workspace by its name. */
+async function startConfiguration(name: string): Promise<void> {
+  await runCommand('Debug: Select and Start Debugging');
+  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first().waitFor();
+  await page.keyboard.type(name);
+  await page.keyboard.press('Enter');
+}
+
+/** Waits until the live flame graph holds samples of each named function of `file`. */
+async function waitForFunctions(file: string, names: string[], minSamples: number): Promise<void> {
+  await flame!.waitForFunction(
+    ([file, names, min]) => {
+      const app = (window as any).__dapprof;
+      const seen = new Set<string>();
+      app.model.funcs.forEach((f: any) => f.file === file && seen.add(f.function));
+      return app.state === 'live' && names.every((n) => seen.has(n)) && app.model.totals.sampleCount >= min;
+    },
+    [file, names, minSamples] as const,
+    { timeout: LONG, polling: 250 },
+  );
+}
+
 before(async () => {
   assert.ok(DAPPROF_BIN && existsSync(DAPPROF_BIN), `DAPPROF_BIN must name the dapprof executable (got "${DAPPROF_BIN}")`);
   assert.ok(existsSync(VSIX), `${VSIX} not found: package the extension first (npm run package)`);
@@ -283,7 +316,7 @@ before(async () => {
   note('extension installed');
   await server.start(workspace, LONG);
   note(`code-server answers at ${server.url}`);
-  browser = await launchChromium(CHROMIUM, RUN_DIR);
+  browser = await launchChromium(CHROMIUM, join(RUN_DIR, 'chromium'));
   decoder = await browser.newPage();
   page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
   page.setDefaultTimeout(STEP);
@@ -353,16 +386,7 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
     if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await notifications()).join(' | ')}`);
     flame = await flameFrame();
     // Samples of the program's own functions arrive: main > work > fibonacci / checksum.
-    await flame.waitForFunction(
-      (file) => {
-        const app = (window as any).__dapprof;
-        const names = new Set<string>();
-        app.model.funcs.forEach((f: any) => f.file === file && names.add(f.function));
-        return app.state === 'live' && ['main', 'work', 'fibonacci', 'checksum'].every((n) => names.has(n)) && app.model.totals.sampleCount >= 50;
-      },
-      program,
-      { timeout: LONG, polling: 250 },
-    );
+    await waitForFunctions(program, ['main', 'work', 'fibonacci', 'checksum'], 50);
     await toolbarButton('Stop Profiling').waitFor();
     assert.equal(await toolbarButton('Start Profiling').count(), 0);
     assert.equal(await flame.textContent('#state'), 'Live');
@@ -465,16 +489,6 @@ test('Stop Profiling shows the summary', async (t) => {
   });
 });
 
-/** Runs a command from the command palette, by its title. */
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press('Control+Shift+p');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
-}
-
 let stoppedSamples = 0;
 
 test('Export Profile… saves a speedscope file of the run and opens it', async (t) => {
@@ -554,10 +568,7 @@ test('the breakpoint still stops the program; Continue lets it finish', async (t
 
 test('a child process gets a session of its own through dapprof, and can be profiled', async (t) => {
   await step(t, 'child-process', async () => {
-    await runCommand('Debug: Select and Start Debugging');
-    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'spawner.py (dapprof)' }).first().waitFor();
-    await page.keyboard.type('spawner.py (dapprof)');
-    await page.keyboard.press('Enter');
+    await startConfiguration('spawner.py (dapprof)');
     await page.waitForSelector('.debug-toolbar', { timeout: LONG });
     // debugpy announces the child; the extension starts its session, shown under the parent's.
     const child = page.locator('.debug-call-stack .monaco-list-row').filter({ hasText: /^\s*Subprocess \d+/ });
@@ -570,16 +581,7 @@ test('a child process gets a session of its own through dapprof, and can be prof
     await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
     await toolbarButton('Start Profiling').click();
     flame = await flameFrame();
-    await flame.waitForFunction(
-      (file) => {
-        const app = (window as any).__dapprof;
-        let found = false;
-        app.model.funcs.forEach((f: any) => (found ||= f.file === file && f.function === 'child_work'));
-        return app.state === 'live' && found && app.model.totals.sampleCount >= 20;
-      },
-      spawner,
-      { timeout: LONG, polling: 250 },
-    );
+    await waitForFunctions(spawner, ['child_main', 'child_work'], 20);
     // Only the child's code: the parent waits in Popen.wait, which never calls child_work, and
     // its own main is not in this profile.
     const parentFns = await flame.evaluate((file) => {
@@ -612,23 +614,11 @@ test('an attach configuration with connect reaches a program started with debugp
       assert.ok(i < 150, `nothing listens on 127.0.0.1:${listenPort}`);
       await sleep(200);
     }
-    await runCommand('Debug: Select and Start Debugging');
-    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'attach to debugpy --listen (dapprof)' }).first().waitFor();
-    await page.keyboard.type('attach to debugpy --listen');
-    await page.keyboard.press('Enter');
+    await startConfiguration('attach to debugpy --listen (dapprof)');
     await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
     await toolbarButton('Start Profiling').click();
     flame = await flameFrame();
-    await flame.waitForFunction(
-      (file) => {
-        const app = (window as any).__dapprof;
-        const names = new Set<string>();
-        app.model.funcs.forEach((f: any) => f.file === file && names.add(f.function));
-        return app.state === 'live' && ['main', 'work', 'fibonacci'].every((n) => names.has(n)) && app.model.totals.sampleCount >= 20;
-      },
-      program,
-      { timeout: LONG, polling: 250 },
-    );
+    await waitForFunctions(program, ['main', 'work', 'fibonacci'], 20);
     await screenshot('attach-profiling');
     await toolbarButton('Stop Profiling').click();
     await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');

@@ -2,12 +2,13 @@
 // (a fake acquireVsCodeApi that records posted messages), and drives it in Debian's headless
 // Chromium with playwright-core. No browser is downloaded: CHROMIUM or /usr/bin/chromium is used.
 
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './chromium';
 import { clientRoot } from './reference';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
@@ -93,7 +94,6 @@ export class Harness {
   readonly pages = new Map<string, string>();
 
   async start(): Promise<void> {
-    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM)`);
     const files: Record<string, [string, string]> = {
       '/dist/webview.js': [join(clientRoot, 'dist', 'webview.js'), 'text/javascript'],
       '/media/webview.css': [join(clientRoot, 'media', 'webview.css'), 'text/css'],
@@ -127,23 +127,7 @@ export class Harness {
     this.port = (this.server.address() as AddressInfo).port;
     this.home = mkdtempSync(join(tmpdir(), 'dapprof-chromium-'));
     mkdirSync(screenshotDir, { recursive: true });
-    this.browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      // playwright gives the browser a fresh temporary profile (user data dir) of its own.
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--font-render-hinting=none',
-      ],
-      env: { ...process.env, HOME: this.home, XDG_CONFIG_HOME: join(this.home, '.config'), XDG_CACHE_HOME: join(this.home, '.cache') },
-      timeout: 60_000,
-    });
+    this.browser = await launchChromium(CHROMIUM, this.home);
   }
 
   async open(theme: 'light' | 'dark' | null = 'light', size = { width: 1200, height: 720 }, path?: string, init?: () => void): Promise<Page> {
