@@ -25,6 +25,11 @@ struct AttachOptions {
   // With native: also keep the interpreter's own call machinery (PyObject_Call...,
   // _PyEval_Vector...) and the frames outside the outermost Python frame (_start, thread entry).
   bool native_all = false;
+  // For callers that drop idle threads: a thread the kernel shows sleeping is neither stopped
+  // nor walked, and appears in snapshots with active=false and no frames. In blocking mode only
+  // the running threads are then stopped at each sample; a debugged program has half a dozen
+  // threads of the debugger's, nearly always asleep, each of which a stop would wake.
+  bool skip_idle = false;
 };
 
 class PythonProcess {

@@ -76,7 +76,8 @@ class LoopSampler final : public Sampler {
     try {
       std::optional<loop::Children> children;
       if (options_.subprocesses) {
-        AttachOptions attach{options_.nonblocking, options_.native, {}, options_.native_all};
+        AttachOptions attach{
+            options_.nonblocking, options_.native, {}, options_.native_all, !options_.idle};
         children.emplace(main_->pid(), attach,
                          options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
                                                                    : kDefaultChildWindow);
@@ -176,7 +177,7 @@ Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions&
     return Error{fmt::format("sampling rate must be positive (got {})", options.rate_hz),
                  ErrorCode::InvalidArgument};
   AttachOptions attach{options.nonblocking, options.native, options.wait_for_interpreter,
-                       options.native_all};
+                       options.native_all, !options.idle};
   auto proc = PythonProcess::attach(pid, attach);
   if (!proc) return proc.error();
   auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),

@@ -101,96 +101,109 @@ Result<PausedProcess> PausedProcess::pause(pid_t pid) {
     }
     if (fresh.empty()) break;
     if (round > 1000) return Error{fmt::format("process {} keeps creating threads", pid)};
-
-    std::vector<pid_t> pending;
-    std::optional<Error> failure;  // returned only once every seized thread is accounted for
-    for (pid_t tid : fresh) {
-      if (ptrace_call(PTRACE_SEIZE, tid) != 0) {
-        const int err = errno;
-        if (err == ESRCH || thread_gone(pid, tid)) {  // exited meanwhile
-          gone.push_back(tid);
-          continue;
-        }
-        // EPERM also comes from a process that is exiting, and from a thread still ours because
-        // it died during an earlier pause before it could be detached: neither is a permission
-        // problem.
-        if (err == EPERM && thread_gone(pid, pid)) {
-          failure = Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
-          break;
-        }
-        if (err == EPERM && tracer_of(pid, tid) == getpid()) {
-          gone.push_back(tid);
-          continue;
-        }
-        if (err == EPERM) {
-          if (const pid_t tracer = tracer_of(pid); tracer != 0 && tracer != getpid()) {
-            failure = Error{fmt::format("process {} is already being traced by process {} ({}); "
-                                        "ptrace allows one tracer at a time: detach that debugger "
-                                        "or tracer, or sample in nonblocking mode",
-                                        pid, tracer, process_name(tracer)),
-                            ErrorCode::PermissionDenied};
-          } else {
-            failure = Error{permission_denied_message(pid, "pause (ptrace)"),
-                            ErrorCode::PermissionDenied};
-          }
-        } else {
-          failure = Error{fmt::format("cannot ptrace thread {} of process {}: {}", tid, pid,
-                                      std::strerror(err))};
-        }
-        break;
-      }
-      // A thread that dies between SEIZE and INTERRUPT still reports its exit: wait for it.
-      ptrace_call(PTRACE_INTERRUPT, tid);
-      pending.push_back(tid);
-    }
-
-    // Stopping takes a trip through the scheduler for each thread. Other threads cannot keep
-    // a blocking wait from returning (a thread that is killed reports its exit), so wait for
-    // them blocking, at no CPU cost; by then the leader has usually stopped too.
-    const auto record = [&](pid_t tid, WaitOutcome outcome, int sig) {
-      if (outcome == WaitOutcome::Stopped) {
-        paused.tids_.push_back(tid);
-        paused.signals_.push_back(sig);
-      } else if (outcome == WaitOutcome::Gone) {
-        gone.push_back(tid);
-      }
-      return outcome != WaitOutcome::Pending;
-    };
-    std::erase_if(pending, [&](pid_t tid) {
-      if (tid == pid) return false;
-      int sig = 0;
-      return record(tid, wait_stop(tid, sig), sig);
-    });
-    // The leader. Its exit status belongs to its real parent, so look before consuming. When
-    // that parent is another process, a blocking look is safe and cheapest: it costs no CPU and
-    // does not take the CPU from the threads being stopped (polling did, on a busy machine,
-    // slowing pauses down tenfold). When we are the parent, another of our threads may be
-    // waiting for the child too and receive its stop instead of us: poll, and take a leader
-    // seen in a tracing stop as stopped. A zombie leader (after pthread_exit) never stops.
-    for (pid_t tid : pending) {
-      int sig = 0;
-      const bool our_child = parent_of(pid) == getpid();
-      auto outcome = poll_stop(pid, tid, sig, /*block=*/false);
-      if (outcome == WaitOutcome::Pending && thread_gone(pid, tid)) outcome = WaitOutcome::Gone;
-      if (outcome == WaitOutcome::Pending && !our_child) {
-        outcome = poll_stop(pid, tid, sig, /*block=*/true);
-      }
-      for (auto nap = std::chrono::microseconds(20); outcome == WaitOutcome::Pending;
-           nap = std::min(nap * 2, std::chrono::microseconds(1000))) {
-        std::this_thread::sleep_for(nap);
-        outcome = poll_stop(pid, tid, sig, /*block=*/false);
-        if (outcome != WaitOutcome::Pending) break;
-        const auto state = thread_state(pid, tid);
-        if (!state.ok() || *state == 'Z' || *state == 'X') outcome = WaitOutcome::Gone;
-        if (state.ok() && *state == 't') outcome = WaitOutcome::Stopped;  // reported elsewhere
-      }
-      record(tid, outcome, sig);
-    }
-    if (failure) return *failure;  // `paused` lets the stopped threads go
+    if (auto failure = paused.stop(fresh, gone)) return *failure;  // `paused` lets them go
   }
   if (paused.tids_.empty())
     return Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
   return paused;
+}
+
+Result<PausedProcess> PausedProcess::pause_threads(pid_t pid, const std::vector<pid_t>& tids) {
+  PausedProcess paused;
+  paused.pid_ = pid;
+  std::vector<pid_t> gone;
+  if (auto failure = paused.stop(tids, gone)) return *failure;
+  return paused;
+}
+
+std::optional<Error> PausedProcess::stop(const std::vector<pid_t>& fresh,
+                                         std::vector<pid_t>& gone) {
+  const pid_t pid = pid_;
+  std::vector<pid_t> pending;
+  std::optional<Error> failure;  // returned only once every seized thread is accounted for
+  for (pid_t tid : fresh) {
+    if (ptrace_call(PTRACE_SEIZE, tid) != 0) {
+      const int err = errno;
+      if (err == ESRCH || thread_gone(pid, tid)) {  // exited meanwhile
+        gone.push_back(tid);
+        continue;
+      }
+      // EPERM also comes from a process that is exiting, and from a thread still ours because
+      // it died during an earlier pause before it could be detached: neither is a permission
+      // problem.
+      if (err == EPERM && thread_gone(pid, pid)) {
+        failure = Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+        break;
+      }
+      if (err == EPERM && tracer_of(pid, tid) == getpid()) {
+        gone.push_back(tid);
+        continue;
+      }
+      if (err == EPERM) {
+        if (const pid_t tracer = tracer_of(pid); tracer != 0 && tracer != getpid()) {
+          failure = Error{fmt::format("process {} is already being traced by process {} ({}); "
+                                      "ptrace allows one tracer at a time: detach that debugger "
+                                      "or tracer, or sample in nonblocking mode",
+                                      pid, tracer, process_name(tracer)),
+                          ErrorCode::PermissionDenied};
+        } else {
+          failure =
+              Error{permission_denied_message(pid, "pause (ptrace)"), ErrorCode::PermissionDenied};
+        }
+      } else {
+        failure = Error{
+            fmt::format("cannot ptrace thread {} of process {}: {}", tid, pid, std::strerror(err))};
+      }
+      break;
+    }
+    // A thread that dies between SEIZE and INTERRUPT still reports its exit: wait for it.
+    ptrace_call(PTRACE_INTERRUPT, tid);
+    pending.push_back(tid);
+  }
+
+  // Stopping takes a trip through the scheduler for each thread. Other threads cannot keep
+  // a blocking wait from returning (a thread that is killed reports its exit), so wait for
+  // them blocking, at no CPU cost; by then the leader has usually stopped too.
+  const auto record = [&](pid_t tid, WaitOutcome outcome, int sig) {
+    if (outcome == WaitOutcome::Stopped) {
+      tids_.push_back(tid);
+      signals_.push_back(sig);
+    } else if (outcome == WaitOutcome::Gone) {
+      gone.push_back(tid);
+    }
+    return outcome != WaitOutcome::Pending;
+  };
+  std::erase_if(pending, [&](pid_t tid) {
+    if (tid == pid) return false;
+    int sig = 0;
+    return record(tid, wait_stop(tid, sig), sig);
+  });
+  // The leader. Its exit status belongs to its real parent, so look before consuming. When
+  // that parent is another process, a blocking look is safe and cheapest: it costs no CPU and
+  // does not take the CPU from the threads being stopped (polling did, on a busy machine,
+  // slowing pauses down tenfold). When we are the parent, another of our threads may be
+  // waiting for the child too and receive its stop instead of us: poll, and take a leader
+  // seen in a tracing stop as stopped. A zombie leader (after pthread_exit) never stops.
+  for (pid_t tid : pending) {
+    int sig = 0;
+    const bool our_child = parent_of(pid) == getpid();
+    auto outcome = poll_stop(pid, tid, sig, /*block=*/false);
+    if (outcome == WaitOutcome::Pending && thread_gone(pid, tid)) outcome = WaitOutcome::Gone;
+    if (outcome == WaitOutcome::Pending && !our_child) {
+      outcome = poll_stop(pid, tid, sig, /*block=*/true);
+    }
+    for (auto nap = std::chrono::microseconds(20); outcome == WaitOutcome::Pending;
+         nap = std::min(nap * 2, std::chrono::microseconds(1000))) {
+      std::this_thread::sleep_for(nap);
+      outcome = poll_stop(pid, tid, sig, /*block=*/false);
+      if (outcome != WaitOutcome::Pending) break;
+      const auto state = thread_state(pid, tid);
+      if (!state.ok() || *state == 'Z' || *state == 'X') outcome = WaitOutcome::Gone;
+      if (state.ok() && *state == 't') outcome = WaitOutcome::Stopped;  // reported elsewhere
+    }
+    record(tid, outcome, sig);
+  }
+  return failure;
 }
 
 PausedProcess::PausedProcess(PausedProcess&& other) noexcept

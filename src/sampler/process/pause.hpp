@@ -7,6 +7,7 @@
 // PTRACE_DETACH from the tracing thread).
 #include <sys/types.h>
 
+#include <optional>
 #include <vector>
 
 #include "common/result.hpp"
@@ -18,6 +19,10 @@ class PausedProcess {
   // PermissionDenied carries the fix (same user, CAP_SYS_PTRACE, kernel.yama.ptrace_scope,
   // docker --cap-add SYS_PTRACE, Kubernetes securityContext SYS_PTRACE).
   static Result<PausedProcess> pause(pid_t pid);
+  // Stops only `tids` (threads of `pid`); those that exited meanwhile are left out. For readers
+  // that only need some threads consistent: every thread stopped costs the target a trip
+  // through the scheduler at each sample.
+  static Result<PausedProcess> pause_threads(pid_t pid, const std::vector<pid_t>& tids);
   PausedProcess(PausedProcess&&) noexcept;
   PausedProcess& operator=(PausedProcess&&) noexcept;
   PausedProcess(const PausedProcess&) = delete;
@@ -28,6 +33,9 @@ class PausedProcess {
 
  private:
   PausedProcess() = default;
+  // Seizes and stops `fresh`, adding those stopped to tids_ and those gone to `gone`. An error
+  // (permission, another tracer) once every seized thread is accounted for.
+  std::optional<Error> stop(const std::vector<pid_t>& fresh, std::vector<pid_t>& gone);
   void resume();
   pid_t pid_ = 0;
   std::vector<pid_t> tids_;

@@ -91,7 +91,12 @@ class PythonProcessImpl final : public PythonProcess {
     std::optional<process::PausedProcess> pause;
     eval_groups_.clear();
     if (!options_.nonblocking) {
-      auto p = process::PausedProcess::pause(pid_);
+      std::vector<pid_t> active;
+      if (options_.skip_idle)
+        for (const auto& [tid, is_running] : running)
+          if (is_running) active.push_back(tid);
+      auto p = options_.skip_idle ? process::PausedProcess::pause_threads(pid_, active)
+                                  : process::PausedProcess::pause(pid_);
       if (!p) return p.error();
       pause.emplace(std::move(*p));
     }
@@ -192,15 +197,15 @@ class PythonProcessImpl final : public PythonProcess {
       stack.os_thread_id = tids[i];
       stack.name = names_.name(t.thread_id);
       stack.owns_gil = holder != 0 && holder == t.tstate;
+      const auto it = running.find(static_cast<pid_t>(stack.os_thread_id));
+      const bool kernel_active = it != running.end() && it->second;
       std::vector<std::uint32_t> groups;
-      if (t.top_frame) {
+      if (t.top_frame && (kernel_active || !options_.skip_idle)) {
         auto frames = walker_.walk(t.tstate, t.top_frame, native_ ? &groups : nullptr);
         if (!frames) return frames.error();
         stack.frames = std::move(*frames);
       }
       if (native_) eval_groups_.push_back(std::move(groups));
-      const auto it = running.find(static_cast<pid_t>(stack.os_thread_id));
-      const bool kernel_active = it != running.end() && it->second;
       stack.active = kernel_active && !python::in_waiting_function(stack.frames);
       snap.threads.push_back(std::move(stack));
     }

@@ -55,6 +55,30 @@ def test_record_gil_only_keeps_the_spinning_thread(dapprof, target, tmp_path):
     assert not any("sleepy-worker" in stack for stack in counts)
 
 
+def _context_switches(pid: int, tid: int) -> int:
+    fields = dict(line.split(":", 1) for line in
+                  open(f"/proc/{pid}/task/{tid}/status", encoding="utf-8").read().splitlines())
+    return int(fields["voluntary_ctxt_switches"]) + int(fields["nonvoluntary_ctxt_switches"])
+
+
+def test_blocking_record_leaves_idle_threads_alone_unless_they_are_sampled(dapprof, target):
+    """Without --idle, a sleeping thread is not sampled, so blocking mode does not stop it: each
+    stop would wake it (a debugged program has several such threads). With --idle it is stopped
+    at every sample, which shows in its context switches."""
+    sleeper = next(int(t) for t in os.listdir(f"/proc/{target.pid}/task") if int(t) != target.pid)
+    deltas = {}
+    for flags in ([], ["--idle"]):
+        before = _context_switches(target.pid, sleeper)
+        out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "2", "--rate", "500",
+                   "--format", "raw", "-o", os.devnull, *flags])
+        assert out.returncode == 0, out.stderr
+        deltas[" ".join(flags) or "default"] = _context_switches(target.pid, sleeper) - before
+    # It wakes 20 times a second by itself (40 wake-ups, about 80 switches in 2 s); 1000 stops
+    # add two switches each.
+    assert deltas["default"] < 300, deltas
+    assert deltas["--idle"] > 1000, deltas
+
+
 @pytest.mark.parametrize("interp", pythons.interpreters(), ids=str)
 def test_record_spawned_program(dapprof, tmp_path, interp):
     """`record -- python script args`: sampled from its start, until it exits; its exit code is

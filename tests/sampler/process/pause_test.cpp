@@ -105,6 +105,29 @@ TEST(Pause, StopsEveryThreadThenResumes) {
   EXPECT_TRUE(target.progresses_beyond(target.counter()));
 }
 
+TEST(Pause, PauseThreadsStopsOnlyThoseGiven) {
+  Target target(3);
+  ASSERT_TRUE(target.ready());
+  auto tids = list_threads(target.pid());
+  ASSERT_TRUE(tids);
+  ASSERT_EQ(tids->size(), 4u);
+  const pid_t chosen = (*tids)[1] == target.pid() ? (*tids)[2] : (*tids)[1];
+  // A thread that exited long ago (no such TID in the process) is left out, not an error.
+  auto paused = PausedProcess::pause_threads(target.pid(), {chosen, 999'999'999});
+  ASSERT_TRUE(paused) << paused.message();
+  EXPECT_EQ(paused->threads(), std::vector<pid_t>{chosen});
+  EXPECT_EQ(thread_state(target.pid(), chosen).value(), 't');
+  for (pid_t tid : *tids) {
+    if (tid == chosen) continue;
+    auto state = thread_state(target.pid(), tid);
+    ASSERT_TRUE(state);
+    EXPECT_NE(*state, 't') << "thread " << tid << " was not asked to stop";
+  }
+  *paused = PausedProcess::pause_threads(target.pid(), {}).value();  // resumes the first
+  EXPECT_TRUE(paused->threads().empty());
+  expect_not_stopped(target.pid());
+}
+
 TEST(Pause, ThreadsComingAndGoingDuringPauses) {
   Target target(2, /*churn=*/true);
   ASSERT_TRUE(target.ready());
