@@ -9,7 +9,8 @@
 // Profile… writes a speedscope file through VS Code's save dialog; settings dapprof refuses
 // give one error message with dapprof's reason; the program then reaches the breakpoint, which
 // stops it. Then a program that starts a child process: the child gets its own session, which
-// is profiled; and an attach configuration reaches a program started with debugpy --listen.
+// is profiled; an attach configuration reaches a program started with debugpy --listen; and a
+// configuration with debugServer reaches a running `dapprof serve`.
 // Screenshots of every step go to build/e2e-screenshots/ of the repository.
 //
 // Inputs (environment): DAPPROF_BIN (required), CODE_SERVER_BIN, DAPPROF_VSIX, E2E_RUN_DIR,
@@ -82,6 +83,9 @@ function freePort(): Promise<number> {
 
 let listenPort = 0;
 let listening: ChildProcess | undefined;
+let servePort = 0;
+let serving: ChildProcess | undefined;
+const serveFlag = join(workspace, 'serve-done.flag');
 const attachFlag = join(workspace, 'attach-done.flag');
 
 let server: CodeServer;
@@ -218,6 +222,15 @@ async function runCommand(title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/** Waits until something listens on 127.0.0.1:port, as /proc/net/tcp shows (without connecting). */
+async function waitForListening(port: number): Promise<void> {
+  const entry = new RegExp(`^\\s*\\d+: 0100007F:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A `, 'm');
+  for (let i = 0; !entry.test(readFileSync('/proc/net/tcp', 'utf8')); i++) {
+    assert.ok(i < 150, `nothing listens on 127.0.0.1:${port}`);
+    await sleep(200);
+  }
+}
+
 /** Starts a launch configuration of the workspace by its name. */
 async function startConfiguration(name: string): Promise<void> {
   await runCommand('Debug: Select and Start Debugging');
@@ -251,6 +264,7 @@ before(async () => {
   copyFileSync(FIXTURE, program);
   copyFileSync(SPAWNER, spawner);
   listenPort = await freePort();
+  servePort = await freePort();
   writeFileSync(
     join(workspace, '.vscode', 'launch.json'),
     JSON.stringify(
@@ -276,6 +290,18 @@ before(async () => {
             python: '/usr/bin/python3',
             console: 'internalConsole',
             subProcess: true,
+          },
+          {
+            // VS Code connects to a running `dapprof serve` instead of starting an adapter: the
+            // extension learns from the tracker that this session supports profiling.
+            type: 'dapprof',
+            request: 'launch',
+            name: 'app.py through dapprof serve',
+            program: '${workspaceFolder}/app.py',
+            args: ['${workspaceFolder}/serve-done.flag'],
+            python: '/usr/bin/python3',
+            console: 'internalConsole',
+            debugServer: servePort,
           },
           {
             type: 'dapprof',
@@ -327,6 +353,7 @@ before(async () => {
 
 after(async () => {
   listening?.kill('SIGKILL');
+  serving?.kill('SIGKILL');
   await browser?.close().catch(() => undefined);
   await server?.stop();
 });
@@ -607,13 +634,8 @@ test('an attach configuration with connect reaches a program started with debugp
     // The program waits in debugpy's adapter for a client, as a person would start it.
     listening = spawn('/usr/bin/python3', ['-m', 'debugpy', '--listen', `127.0.0.1:${listenPort}`, program, attachFlag], { cwd: workspace, stdio: 'ignore' });
     const exited = new Promise<number | null>((resolve) => listening!.on('exit', (code) => resolve(code)));
-    // debugpy's adapter listens once it has started (a second or two on a busy machine). Not
-    // probed by connecting: debugpy's adapter takes one client, and a probe would be it.
-    const listenEntry = new RegExp(`^\\s*\\d+: 0100007F:${listenPort.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A `, 'm');
-    for (let i = 0; !listenEntry.test(readFileSync('/proc/net/tcp', 'utf8')); i++) {
-      assert.ok(i < 150, `nothing listens on 127.0.0.1:${listenPort}`);
-      await sleep(200);
-    }
+    // Not probed by connecting: debugpy's adapter takes one client, and a probe would be it.
+    await waitForListening(listenPort);
     await startConfiguration('attach to debugpy --listen (dapprof)');
     await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
     await toolbarButton('Start Profiling').click();
@@ -631,6 +653,30 @@ test('an attach configuration with connect reaches a program started with debugp
     const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), STEP)))]);
     clearTimeout(timer);
     assert.equal(code, 0, 'the program ran to its end after the debugger disconnected');
+    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    assert.deepEqual(errors, []);
+  });
+});
+
+test('a configuration with debugServer reaches dapprof serve, and profiles', async (t) => {
+  await step(t, 'debug-server', async () => {
+    serving = spawn(DAPPROF_BIN, ['serve', '--listen', `127.0.0.1:${servePort}`, '--python', '/usr/bin/python3', '--log-level', 'warn'], { stdio: 'ignore' });
+    await waitForListening(servePort);
+    await startConfiguration('app.py through dapprof serve');
+    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    await toolbarButton('Start Profiling').click();
+    flame = await flameFrame();
+    await waitForFunctions(program, ['main', 'work', 'fibonacci'], 20);
+    await screenshot('debug-server-profiling');
+    await toolbarButton('Stop Profiling').click();
+    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+    // The breakpoint set with F9 is still there: the program stops at it once told to go on.
+    writeFileSync(serveFlag, 'go\n');
+    await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Paused on breakpoint")', { timeout: LONG });
+    await toolbarButton('Continue').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    // The server goes on serving after its session ended.
+    assert.equal(serving.exitCode, null, 'dapprof serve still runs');
     const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
   });
