@@ -222,6 +222,20 @@ async function runCommand(title: string): Promise<void> {
   await page.keyboard.press('Enter');
 }
 
+/**
+ * Start Profiling in the toolbar, until the flame graph holds samples of each named function of
+ * `file`; a screenshot; then Stop Profiling, until the panel shows the run stopped.
+ */
+async function profileUntil(file: string, names: string[], minSamples: number, shot: string): Promise<void> {
+  await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+  await toolbarButton('Start Profiling').click();
+  flame = await flameFrame();
+  await waitForFunctions(file, names, minSamples);
+  await screenshot(shot);
+  await toolbarButton('Stop Profiling').click();
+  await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+}
+
 /** Waits until something listens on 127.0.0.1:port, as /proc/net/tcp shows (without connecting). */
 async function waitForListening(port: number): Promise<void> {
   const entry = new RegExp(`^\\s*\\d+: 0100007F:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A `, 'm');
@@ -605,22 +619,16 @@ test('a child process gets a session of its own through dapprof, and can be prof
     await screenshot('child-session');
     // Focus the child session and profile it.
     await child.first().click();
-    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
-    await toolbarButton('Start Profiling').click();
-    flame = await flameFrame();
-    await waitForFunctions(spawner, ['child_main', 'child_work'], 20);
+    await profileUntil(spawner, ['child_main', 'child_work'], 20, 'child-profiling');
     // Only the child's code: the parent waits in Popen.wait, which never calls child_work, and
     // its own main is not in this profile.
-    const parentFns = await flame.evaluate((file) => {
+    const parentFns = await flame!.evaluate((file) => {
       const app = (window as any).__dapprof;
       const out: string[] = [];
       app.model.funcs.forEach((f: any) => f.file === file && f.function === 'parent_main' && out.push(f.function));
       return out;
     }, spawner);
     assert.deepEqual(parentFns, [], 'the child session profiles the child process');
-    await screenshot('child-profiling');
-    await toolbarButton('Stop Profiling').click();
-    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
     // The child finishes, then the parent; the sessions end with them.
     writeFileSync(childFlag, 'go\n');
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
@@ -637,13 +645,7 @@ test('an attach configuration with connect reaches a program started with debugp
     // Not probed by connecting: debugpy's adapter takes one client, and a probe would be it.
     await waitForListening(listenPort);
     await startConfiguration('attach to debugpy --listen (dapprof)');
-    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
-    await toolbarButton('Start Profiling').click();
-    flame = await flameFrame();
-    await waitForFunctions(program, ['main', 'work', 'fibonacci'], 20);
-    await screenshot('attach-profiling');
-    await toolbarButton('Stop Profiling').click();
-    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+    await profileUntil(program, ['main', 'work', 'fibonacci'], 20, 'attach-profiling');
     // Disconnecting leaves the program running; it ends when told to.
     await toolbarButton('Disconnect').click();
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
@@ -663,13 +665,7 @@ test('a configuration with debugServer reaches dapprof serve, and profiles', asy
     serving = spawn(DAPPROF_BIN, ['serve', '--listen', `127.0.0.1:${servePort}`, '--python', '/usr/bin/python3', '--log-level', 'warn'], { stdio: 'ignore' });
     await waitForListening(servePort);
     await startConfiguration('app.py through dapprof serve');
-    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
-    await toolbarButton('Start Profiling').click();
-    flame = await flameFrame();
-    await waitForFunctions(program, ['main', 'work', 'fibonacci'], 20);
-    await screenshot('debug-server-profiling');
-    await toolbarButton('Stop Profiling').click();
-    await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
+    await profileUntil(program, ['main', 'work', 'fibonacci'], 20, 'debug-server-profiling');
     // The breakpoint set with F9 is still there: the program stops at it once told to go on.
     writeFileSync(serveFlag, 'go\n');
     await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Paused on breakpoint")', { timeout: LONG });
