@@ -66,17 +66,25 @@ def test_blocking_record_leaves_idle_threads_alone_unless_they_are_sampled(dappr
     stop would wake it (a debugged program has several such threads). With --idle it is stopped
     at every sample, which shows in its context switches."""
     sleeper = next(int(t) for t in os.listdir(f"/proc/{target.pid}/task") if int(t) != target.pid)
-    deltas = {}
+    # It wakes by itself 20 times a second: how many switches that makes, unsampled.
+    before, start = _context_switches(target.pid, sleeper), time.monotonic()
+    time.sleep(2)
+    natural_rate = (_context_switches(target.pid, sleeper) - before) / (time.monotonic() - start)
+    runs = {}
     for flags in ([], ["--idle"]):
-        before = _context_switches(target.pid, sleeper)
+        before, start = _context_switches(target.pid, sleeper), time.monotonic()
         out = run([dapprof, "record", "--pid", str(target.pid), "--duration", "2", "--rate", "500",
                    "--format", "raw", "-o", os.devnull, *flags])
         assert out.returncode == 0, out.stderr
-        deltas[" ".join(flags) or "default"] = _context_switches(target.pid, sleeper) - before
-    # It wakes 20 times a second by itself (40 wake-ups, about 80 switches in 2 s); 1000 stops
-    # add two switches each.
-    assert deltas["default"] < 300, deltas
-    assert deltas["--idle"] > 1000, deltas
+        switches = _context_switches(target.pid, sleeper) - before
+        natural = natural_rate * (time.monotonic() - start)
+        samples = int(re.search(r"Samples: (\d+)", out.stderr).group(1))
+        runs[" ".join(flags) or "default"] = (switches, round(natural), samples)
+    switches, natural, samples = runs["default"]
+    assert samples > 100 and switches < 1.5 * natural + 30 + samples / 10, runs
+    # Every stop is a wake-up: at least one switch each (two here).
+    switches, natural, samples = runs["--idle"]
+    assert samples > 100 and switches > natural + samples, runs
 
 
 @pytest.mark.parametrize("interp", pythons.interpreters(), ids=str)

@@ -19,7 +19,8 @@
 
 namespace native_test {
 
-constexpr int kMarkerFirstLine = __LINE__ + 2;
+// From the signature's line: without optimisation the prologue is attributed to it.
+constexpr int kMarkerFirstLine = __LINE__ + 1;
 __attribute__((noinline)) int marker(int x) {
   volatile int sum = 0;
   for (int i = 0; i < x; ++i) sum = sum + i * 3;
