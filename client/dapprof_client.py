@@ -211,9 +211,12 @@ class StreamDecoder:
 
 
 def is_debugger_frame(frame: Frame) -> bool:
-    """A frame of debugpy or pydevd: its launcher, its threads, its tracing hooks."""
-    path = frame.file.replace("\\", "/")
-    return "/debugpy/" in path or "/pydevd" in path or "/_pydev" in path
+    """A frame of debugpy or pydevd: its launcher, its threads, its tracing hooks, in Python or
+    compiled (a native frame of one of its extension modules)."""
+    def in_debugger(path: str) -> bool:
+        path = path.replace("\\", "/")
+        return "/debugpy/" in path or "/pydevd" in path or "/_pydev" in path
+    return in_debugger(frame.file) or (frame.native and in_debugger(frame.module))
 
 
 def program_part(stack: Tuple[Frame, ...]) -> Tuple[Frame, ...]:

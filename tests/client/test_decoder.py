@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from dapprof_client import Profile, ProtocolError, StreamDecoder
+from dapprof_client import Frame, Profile, ProtocolError, StreamDecoder, is_debugger_frame
 
 MAIN = {"file": "/app/main.py", "line": 25, "function": "<module>"}
 RUN = {"file": "/app/main.py", "line": 10, "function": "main"}
@@ -195,3 +195,12 @@ def test_tables_leave_out_the_debuggers_frames_unless_asked():
     assert everything["read"] == (1, 1)
     # the files keep every frame
     assert "_run_code (/usr/lib/python3.11/runpy.py:88)" in profile.collapsed()
+
+
+def test_debugger_frames_in_python_or_compiled():
+    pydevd = "/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd"
+    assert is_debugger_frame(Frame("run_file", "/usr/lib/python3/dist-packages/debugpy/server/cli.py", 284))
+    assert is_debugger_frame(Frame("trace_dispatch", "", 0, True,
+                                   f"{pydevd}/_pydevd_bundle/pydevd_cython.cpython-311-x86_64-linux-gnu.so"))
+    assert not is_debugger_frame(Frame("_run_code", "/usr/lib/python3.11/runpy.py", 88))
+    assert not is_debugger_frame(Frame("read", "", 0, True, "/usr/lib/x86_64-linux-gnu/libc.so.6"))

@@ -1,6 +1,7 @@
 // Bench of the flame graph page in headless Chromium (figures printed, not asserted):
 //  1. aggregation of 1,000,000 samples of depth 30 arriving in batches of 1,000 (profilingData
-//     bodies built in the page beforehand; only ProfileModel.addBatch is timed);
+//     bodies built in the page beforehand; only ProfileModel.addBatch is timed), into the trees
+//     as sampled, then also into the trees without the debugger (the panel's default view);
 //  2. render time of a 20,000-node call tree (one full canvas draw, as done per animation frame).
 // Run: npm run bench (builds first).
 import { Harness } from '../test/support/browser';
@@ -11,45 +12,50 @@ async function main(): Promise<void> {
   try {
     const page = await h.open('light', { width: 1400, height: 900 });
     page.setDefaultTimeout(600_000);
-    const agg = await page.evaluate(() => {
-      const app = (window as any).__dapprof;
-      const Model = app.model.constructor;
-      // A program of 3,000 distinct frames.
-      let seed = 12345;
-      const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
-      const FRAMES = 3000, DEPTH = 30, BATCH = 1000, BATCHES = 1000;
-      const frameDefs: Record<string, unknown> = {};
-      for (let i = 0; i < FRAMES; i++) frameDefs[String(1e12 + i)] = { file: `/app/pkg${i % 40}/mod${i % 97}.py`, line: 1 + (i % 500), function: `func_${i}` };
-      const model = new Model();
-      let announced = false;
-      let addMs = 0, worst = 0;
-      const stack = new Array<number>(DEPTH);
-      for (let b = 0; b < BATCHES; b++) {
-        const samples: number[][] = [];
-        const threadIds: number[] = [];
-        for (let s = 0; s < BATCH; s++) {
-          // The program's call tree branches three ways at 6 of the 30 levels (729 distinct
-          // stacks per thread, skewed towards the first branch), as a real program's does.
-          let f = 0;
-          for (let d = 0; d < DEPTH; d++) {
-            stack[d] = 1e12 + f;
-            const choice = d % 5 === 2 ? (rnd() < 0.6 ? 0 : rnd() < 0.6 ? 1 : 2) : 0;
-            f = (f * 31 + d * 17 + choice * 1009 + 7) % FRAMES;
+    for (const hide of [false, true]) {
+      const agg = await page.evaluate((hide) => {
+        const app = (window as any).__dapprof;
+        const Model = app.model.constructor;
+        // A program of 3,000 distinct frames.
+        let seed = 12345;
+        const rnd = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 4294967296);
+        const FRAMES = 3000, DEPTH = 30, BATCH = 1000, BATCHES = 1000;
+        const frameDefs: Record<string, unknown> = {};
+        for (let i = 0; i < FRAMES; i++) frameDefs[String(1e12 + i)] = { file: `/app/pkg${i % 40}/mod${i % 97}.py`, line: 1 + (i % 500), function: `func_${i}` };
+        const model = new Model();
+        // No frame here is the debugger's: the view without it holds every stack, its worst case.
+        if (hide) model.tree('line', undefined, true);
+        let announced = false;
+        let addMs = 0, worst = 0;
+        const stack = new Array<number>(DEPTH);
+        for (let b = 0; b < BATCHES; b++) {
+          const samples: number[][] = [];
+          const threadIds: number[] = [];
+          for (let s = 0; s < BATCH; s++) {
+            // The program's call tree branches three ways at 6 of the 30 levels (729 distinct
+            // stacks per thread, skewed towards the first branch), as a real program's does.
+            let f = 0;
+            for (let d = 0; d < DEPTH; d++) {
+              stack[d] = 1e12 + f;
+              const choice = d % 5 === 2 ? (rnd() < 0.6 ? 0 : rnd() < 0.6 ? 1 : 2) : 0;
+              f = (f * 31 + d * 17 + choice * 1009 + 7) % FRAMES;
+            }
+            samples.push(stack.slice());
+            threadIds.push(100 + (s % 4));
           }
-          samples.push(stack.slice());
-          threadIds.push(100 + (s % 4));
+          const body = { newFrames: announced ? {} : frameDefs, samples, sampleCount: BATCH, duration: 100, threadIds, threads: announced ? {} : { 100: { name: 'MainThread', osThreadId: 100 }, 101: { name: 't1', osThreadId: 101 }, 102: { name: 't2', osThreadId: 102 }, 103: { name: 't3', osThreadId: 103 } } };
+          announced = true;
+          const t0 = performance.now();
+          model.addBatch(body);
+          const dt = performance.now() - t0;
+          addMs += dt;
+          if (dt > worst) worst = dt;
         }
-        const body = { newFrames: announced ? {} : frameDefs, samples, sampleCount: BATCH, duration: 100, threadIds, threads: announced ? {} : { 100: { name: 'MainThread', osThreadId: 100 }, 101: { name: 't1', osThreadId: 101 }, 102: { name: 't2', osThreadId: 102 }, 103: { name: 't3', osThreadId: 103 } } };
-        announced = true;
-        const t0 = performance.now();
-        model.addBatch(body);
-        const dt = performance.now() - t0;
-        addMs += dt;
-        if (dt > worst) worst = dt;
-      }
-      return { samples: model.totals.sampleCount, ms: addMs, worst, nodes: model.all.lineTree.nodeCount };
-    });
-    console.log(`aggregation: ${agg.samples.toLocaleString('en-US')} samples of depth 30 in batches of 1,000: ${agg.ms.toFixed(0)} ms in all, ${(agg.ms / 1000).toFixed(2)} ms per batch on average, ${agg.worst.toFixed(1)} ms the slowest batch (${agg.nodes.toLocaleString('en-US')} nodes in the all-threads tree)`);
+        return { samples: model.totals.sampleCount, ms: addMs, worst, nodes: model.all.lineTree.nodeCount };
+      }, hide);
+      const what = hide ? 'as sampled and without the debugger' : 'as sampled';
+      console.log(`aggregation (${what}): ${agg.samples.toLocaleString('en-US')} samples of depth 30 in batches of 1,000: ${agg.ms.toFixed(0)} ms in all, ${(agg.ms / 1000).toFixed(2)} ms per batch on average, ${agg.worst.toFixed(1)} ms the slowest batch (${agg.nodes.toLocaleString('en-US')} nodes in the all-threads tree)`);
+    }
 
     const render = await page.evaluate(async () => {
       const app = (window as any).__dapprof;

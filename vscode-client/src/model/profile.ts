@@ -3,12 +3,16 @@
 // VS Code dependencies: the webview and the extension host both use it, and node tests it.
 //
 // Cost: adding a batch costs O(samples x depth) of that batch only; no operation re-reads earlier
-// samples (they are not kept). Switching to function grouping builds the function trees once from
-// the line trees (O(nodes)), after which they are maintained incrementally too.
+// samples (they are not kept). Switching to function grouping, or to hiding the debugger's frames,
+// builds those trees once from the line trees (O(nodes)), after which they are maintained
+// incrementally too.
 
+import { Aggregate, GroupBy, ThreadView } from './aggregate';
+import { CallNode, CallTree } from './calltree';
 import type { Frame, ProfilingDataBody, ThreadInfo } from './protocol';
 
-export type GroupBy = 'function' | 'line';
+export { CallNode, CallTree, ThreadView };
+export type { GroupBy };
 
 /** Thread key used for samples whose event carries no threadIds. */
 export const UNKNOWN_THREAD = -1;
@@ -21,111 +25,6 @@ export interface KeyInfo {
   line: number;
   native: boolean;
   module?: string;
-}
-
-export class CallNode {
-  total = 0;
-  self = 0;
-  children: Map<number, CallNode> | null = null;
-  /** Children in display order (by name), cached; invalidated when a child is added. */
-  private ordered: CallNode[] | null = null;
-
-  constructor(
-    readonly key: number,
-    readonly parent: CallNode | null,
-    readonly depth: number,
-  ) {}
-
-  child(key: number): CallNode | undefined {
-    return this.children?.get(key);
-  }
-
-  /** Returns the child for key, creating it. `created` is set when a node was added. */
-  childOrCreate(key: number, onCreate: () => void): CallNode {
-    let map = this.children;
-    if (map === null) map = this.children = new Map();
-    let c = map.get(key);
-    if (c === undefined) {
-      c = new CallNode(key, this, this.depth + 1);
-      map.set(key, c);
-      this.ordered = null;
-      onCreate();
-    }
-    return c;
-  }
-
-  /** Children ordered for display; `compare` must be stable for a given tree. */
-  orderedChildren(compare: (a: CallNode, b: CallNode) => number): CallNode[] {
-    if (this.children === null) return EMPTY;
-    if (this.ordered === null) this.ordered = [...this.children.values()].sort(compare);
-    return this.ordered;
-  }
-
-  /** Path of keys from the root's child to this node. */
-  path(): number[] {
-    const keys: number[] = [];
-    for (let n: CallNode | null = this; n !== null && n.parent !== null; n = n.parent) keys.push(n.key);
-    return keys.reverse();
-  }
-}
-
-const EMPTY: CallNode[] = [];
-
-export class CallTree {
-  readonly root = new CallNode(-1, null, 0);
-  nodeCount = 1;
-  maxDepth = 0;
-  private readonly created = () => {
-    this.nodeCount++;
-  };
-
-  insert(keys: ArrayLike<number>, length: number, weight: number): void {
-    let node = this.root;
-    node.total += weight;
-    for (let i = 0; i < length; i++) {
-      node = node.childOrCreate(keys[i], this.created);
-      node.total += weight;
-    }
-    node.self += weight;
-    if (length > this.maxDepth) this.maxDepth = length;
-  }
-
-  /** The node at a path of keys, if present. */
-  find(path: readonly number[]): CallNode | undefined {
-    let node: CallNode | undefined = this.root;
-    for (const k of path) {
-      node = node.child(k);
-      if (node === undefined) return undefined;
-    }
-    return node;
-  }
-}
-
-/** Self and total samples per key (function or frame), for the table view. */
-export class KeyStats {
-  self: Float64Array = new Float64Array(64);
-  total: Float64Array = new Float64Array(64);
-
-  ensure(n: number): void {
-    if (n <= this.self.length) return;
-    let len = this.self.length;
-    while (len < n) len *= 2;
-    const s = new Float64Array(len);
-    s.set(this.self);
-    const t = new Float64Array(len);
-    t.set(this.total);
-    this.self = s;
-    this.total = t;
-  }
-}
-
-/** One view of the data: all threads, or one thread. */
-export class ThreadView {
-  readonly lineTree = new CallTree();
-  funcTree: CallTree | null = null;
-  readonly lineStats = new KeyStats();
-  readonly funcStats = new KeyStats();
-  sampleCount = 0;
 }
 
 export interface ModelTotals {
@@ -153,6 +52,21 @@ export interface ProfileSnapshot {
   totals: ModelTotals;
 }
 
+/**
+ * A frame of the debugger rather than of the program: debugpy's launcher and server, pydevd's
+ * threads and tracing hooks, in Python or compiled (as in the bundled command-line client).
+ */
+export function isDebuggerFrame(frame: Pick<Frame, 'file' | 'module' | 'native'>): boolean {
+  const inDebugger = (path: string) => {
+    const p = path.replace(/\\/g, '/');
+    return p.includes('/debugpy/') || p.includes('/pydevd') || p.includes('/_pydev');
+  };
+  return inDebugger(frame.file) || (frame.native === true && frame.module !== undefined && inDebugger(frame.module));
+}
+
+/** The node that stands for samples taken in the debugger's own code, when its frames are hidden. */
+export const DEBUGGER_FUNCTION = '(debugger)';
+
 export class ProfileModel {
   /** frame ID -> dense frame index */
   private readonly frameIndex = new Map<number, number>();
@@ -164,10 +78,18 @@ export class ProfileModel {
   readonly funcs: KeyInfo[] = [];
   readonly lineInfos: KeyInfo[] = [];
   readonly threads = new Map<number, ThreadInfo>();
+  /** frame index -> 1 for a debugger frame, 2 for a native frame, 0 otherwise */
+  private readonly frameKind: number[] = [];
 
-  readonly all = new ThreadView();
-  readonly byThread = new Map<number, ThreadView>();
-  private funcTreesEnabled = false;
+  /** The stacks as sampled. */
+  private readonly full = new Aggregate(this.frameFunc);
+  /**
+   * The stacks without the debugger: what lies below the last debugger frame of each, or the one
+   * node DEBUGGER_FUNCTION for a sample taken in the debugger itself. Built on first use from the
+   * full line trees, maintained incrementally after.
+   */
+  private program: Aggregate | null = null;
+  private debuggerKey = -1;
 
   readonly totals: ModelTotals = {
     sampleCount: 0,
@@ -182,9 +104,18 @@ export class ProfileModel {
 
   private scratchLine = new Int32Array(256);
   private scratchFunc = new Int32Array(256);
-  private lineStamp: Float64Array = new Float64Array(64);
-  private funcStamp: Float64Array = new Float64Array(64);
-  private stampSerial = 0;
+  private programLine = new Int32Array(256);
+  private programFunc = new Int32Array(256);
+
+  /** All threads, as sampled. */
+  get all(): ThreadView {
+    return this.full.all;
+  }
+
+  /** Each thread, as sampled. */
+  get byThread(): ReadonlyMap<number, ThreadView> {
+    return this.full.byThread;
+  }
 
   /** Adds one profilingData event body. */
   addBatch(body: ProfilingDataBody): void {
@@ -222,32 +153,24 @@ export class ProfileModel {
 
   snapshot(): ProfileSnapshot {
     const frames: Record<string, Frame> = {};
-    this.frameIds.forEach((id, i) => (frames[String(id)] = this.frames[i]));
+    this.frameIds.forEach((id, i) => {
+      if (i !== this.debuggerKey) frames[String(id)] = this.frames[i];
+    });
     const threads: Record<string, ThreadInfo> = {};
     for (const [id, t] of this.threads) threads[String(id)] = t;
     const stacks: Array<[number, number[], number]> = [];
-    for (const [tid, view] of this.byThread) {
-      const walk = (node: CallNode, path: number[]) => {
-        if (node.self > 0) stacks.push([tid, path.map((i) => this.frameIds[i]), node.self]);
-        if (node.children) for (const c of node.children.values()) walk(c, [...path, c.key]);
-      };
-      walk(view.lineTree.root, []);
-    }
+    this.full.forEachStack((tid, keys, count) => stacks.push([tid, keys.map((k) => this.frameIds[k]), count]));
     return { frames, threads, stacks, totals: { ...this.totals } };
   }
 
-  /** The view for a thread key, or all threads for undefined. */
+  /** The view for a thread key, or all threads for undefined (as sampled). */
   view(thread?: number): ThreadView | undefined {
-    return thread === undefined ? this.all : this.byThread.get(thread);
+    return this.full.view(thread);
   }
 
-  /** The tree of a view in a grouping; function trees are built on first use. */
-  tree(groupBy: GroupBy, thread?: number): CallTree | undefined {
-    const v = this.view(thread);
-    if (v === undefined) return undefined;
-    if (groupBy === 'line') return v.lineTree;
-    if (!this.funcTreesEnabled) this.enableFunctionTrees();
-    return v.funcTree!;
+  /** The tree of a view in a grouping, with or without the debugger's frames. */
+  tree(groupBy: GroupBy, thread?: number, hideDebugger = false): CallTree | undefined {
+    return this.aggregate(hideDebugger).tree(groupBy, thread);
   }
 
   /** The function key of a frame (line) key. */
@@ -261,17 +184,17 @@ export class ProfileModel {
 
   /** Threads seen in samples, with their sample counts, most samples first. */
   threadList(): Array<{ id: number; info?: ThreadInfo; samples: number }> {
-    return [...this.byThread]
+    return [...this.full.byThread]
       .map(([id, v]) => ({ id, info: this.threads.get(id), samples: v.sampleCount }))
       .sort((a, b) => b.samples - a.samples || a.id - b.id);
   }
 
   /** Per-key self and total samples of a view, sorted by `sortBy` (then total, self). */
-  table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity): TableRow[] {
-    const v = this.view(thread);
+  table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity, hideDebugger = false): TableRow[] {
+    const v = this.aggregate(hideDebugger).view(thread);
     if (v === undefined) return [];
     const stats = groupBy === 'line' ? v.lineStats : v.funcStats;
-    const n = groupBy === 'line' ? this.lineInfos.length : this.funcs.length;
+    const n = Math.min(groupBy === 'line' ? this.lineInfos.length : this.funcs.length, stats.total.length);
     const rows: TableRow[] = [];
     for (let k = 0; k < n; k++) {
       const total = stats.total[k];
@@ -284,13 +207,36 @@ export class ProfileModel {
 
   // ---------------------------------------------------------------------------------------------
 
+  private aggregate(hideDebugger: boolean): Aggregate {
+    if (!hideDebugger) return this.full;
+    if (this.program === null) {
+      this.program = new Aggregate(this.frameFunc);
+      if (this.debuggerKey < 0) this.debuggerKey = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
+      this.full.forEachStack((tid, keys, count) => {
+        const len = keys.length;
+        const line = this.scratch(len), func = this.scratchFunc;
+        for (let i = 0; i < len; i++) {
+          line[i] = keys[i];
+          func[i] = this.frameFunc[keys[i]];
+        }
+        this.addProgram(len, tid, count);
+      });
+    }
+    return this.program;
+  }
+
   private defineFrame(id: number, frame: Frame): void {
     if (this.frameIndex.has(id)) return; // IDs are never redefined within a run
+    this.frameIndex.set(id, this.defineKey(id, frame));
+  }
+
+  /** Adds a frame key (and its function's key if new); returns the frame key. */
+  private defineKey(id: number, frame: Frame): number {
     const idx = this.frames.length;
-    this.frameIndex.set(id, idx);
     this.frameIds.push(id);
     this.frames.push(frame);
     const native = frame.native === true;
+    this.frameKind.push(isDebuggerFrame(frame) ? 1 : native ? 2 : 0);
     this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module });
     const fkey = `${native ? 'n' : 'p'}\0${frame.file}\0${frame.function}\0${native ? frame.module ?? '' : ''}`;
     let f = this.funcIndex.get(fkey);
@@ -303,10 +249,7 @@ export class ProfileModel {
       if (frame.line > 0 && (info.line === 0 || frame.line < info.line)) info.line = frame.line;
     }
     this.frameFunc.push(f);
-    this.all.lineStats.ensure(this.frames.length);
-    this.all.funcStats.ensure(this.funcs.length);
-    if (this.lineStamp.length < this.frames.length) this.lineStamp = grow(this.lineStamp, this.frames.length);
-    if (this.funcStamp.length < this.funcs.length) this.funcStamp = grow(this.funcStamp, this.funcs.length);
+    return idx;
   }
 
   private unknownFrame(id: number): number {
@@ -317,103 +260,59 @@ export class ProfileModel {
     return this.frameIndex.get(id)!;
   }
 
-  private threadView(tid: number): ThreadView {
-    let v = this.byThread.get(tid);
-    if (v === undefined) {
-      v = new ThreadView();
-      if (this.funcTreesEnabled) v.funcTree = new CallTree();
-      this.byThread.set(tid, v);
+  /** The line scratch array, at least `len` long. */
+  private scratch(len: number): Int32Array {
+    if (this.scratchLine.length < len) {
+      this.scratchLine = new Int32Array(len * 2);
+      this.scratchFunc = new Int32Array(len * 2);
+      this.programLine = new Int32Array(len * 2);
+      this.programFunc = new Int32Array(len * 2);
     }
-    return v;
+    return this.scratchLine;
   }
 
   private addIds(ids: readonly number[], tid: number, weight: number): void {
     const len = ids.length;
-    if (this.scratchLine.length < len) {
-      this.scratchLine = new Int32Array(len * 2);
-      this.scratchFunc = new Int32Array(len * 2);
-    }
-    const line = this.scratchLine;
-    const func = this.scratchFunc;
+    const line = this.scratch(len);
     for (let i = 0; i < len; i++) {
       let idx = this.frameIndex.get(ids[i]);
       if (idx === undefined) idx = this.unknownFrame(ids[i]);
       line[i] = idx;
     }
+    const func = this.scratchFunc;
     const fm = this.frameFunc;
     for (let i = 0; i < len; i++) func[i] = fm[line[i]];
-
-    const tv = this.threadView(tid);
-    tv.lineStats.ensure(this.frames.length);
-    tv.funcStats.ensure(this.funcs.length);
-    this.all.lineTree.insert(line, len, weight);
-    tv.lineTree.insert(line, len, weight);
-    if (this.funcTreesEnabled) {
-      this.all.funcTree!.insert(func, len, weight);
-      tv.funcTree!.insert(func, len, weight);
-    }
-    this.all.sampleCount += weight;
-    tv.sampleCount += weight;
-
-    // Total counts a key once per sample even when it recurses; self goes to the leaf.
-    const serial = ++this.stampSerial;
-    const ls = this.lineStamp;
-    const fs = this.funcStamp;
-    const aL = this.all.lineStats;
-    const aF = this.all.funcStats;
-    const tL = tv.lineStats;
-    const tF = tv.funcStats;
-    for (let i = 0; i < len; i++) {
-      const l = line[i];
-      if (ls[l] !== serial) {
-        ls[l] = serial;
-        aL.total[l] += weight;
-        tL.total[l] += weight;
-      }
-      const f = func[i];
-      if (fs[f] !== serial) {
-        fs[f] = serial;
-        aF.total[f] += weight;
-        tF.total[f] += weight;
-      }
-    }
-    if (len > 0) {
-      aL.self[line[len - 1]] += weight;
-      tL.self[line[len - 1]] += weight;
-      aF.self[func[len - 1]] += weight;
-      tF.self[func[len - 1]] += weight;
-    }
+    this.full.add(line, func, len, tid, weight, this.frames.length, this.funcs.length);
+    if (this.program !== null) this.addProgram(len, tid, weight);
   }
 
-  private enableFunctionTrees(): void {
-    this.funcTreesEnabled = true;
-    const build = (v: ThreadView) => {
-      const t = new CallTree();
-      const fm = this.frameFunc;
-      const merge = (from: CallNode, to: CallNode) => {
-        to.total += from.total;
-        to.self += from.self;
-        if (from.children === null) return;
-        for (const c of from.children.values()) {
-          const target = to.childOrCreate(fm[c.key], () => t.nodeCount++);
-          if (target.depth > t.maxDepth) t.maxDepth = target.depth;
-          merge(c, target);
-        }
-      };
-      merge(v.lineTree.root, t.root);
-      v.funcTree = t;
-    };
-    build(this.all);
-    for (const v of this.byThread.values()) build(v);
+  /** Adds the stack in the line scratch array to the aggregate without the debugger. */
+  private addProgram(len: number, tid: number, weight: number): void {
+    const line = this.scratchLine, kind = this.frameKind, fm = this.frameFunc;
+    const pLine = this.programLine, pFunc = this.programFunc;
+    let last = len - 1;
+    while (last >= 0 && kind[line[last]] !== 1) last--;
+    if (last < 0) {
+      this.program!.add(line, this.scratchFunc, len, tid, weight, this.frames.length, this.funcs.length);
+      return;
+    }
+    let n = 0;
+    // The program's part is what follows the last debugger frame, unless it is only native
+    // frames the debugger called (a wait in its own thread, say).
+    let python = false;
+    for (let i = last + 1; i < len && !python; i++) python = kind[line[i]] !== 2;
+    if (python) {
+      for (let i = last + 1; i < len; i++, n++) {
+        pLine[n] = line[i];
+        pFunc[n] = fm[line[i]];
+      }
+    } else {
+      pLine[0] = this.debuggerKey;
+      pFunc[0] = fm[this.debuggerKey];
+      n = 1;
+    }
+    this.program!.add(pLine, pFunc, n, tid, weight, this.frames.length, this.funcs.length);
   }
-}
-
-function grow(a: Float64Array, n: number): Float64Array {
-  let len = a.length;
-  while (len < n) len *= 2;
-  const b = new Float64Array(len);
-  b.set(a);
-  return b;
 }
 
 /** Display name of a thread. */
@@ -429,6 +328,7 @@ export function locationLabel(info: KeyInfo): string {
     const mod = info.module ? basename(info.module) : 'native';
     return info.file ? `${info.file}${info.line > 0 ? `:${info.line}` : ''} [${mod}]` : `[${mod}]`;
   }
+  if (!info.file && info.function === DEBUGGER_FUNCTION) return 'debugpy and pydevd';
   return info.line > 0 ? `${info.file}:${info.line}` : info.file;
 }
 

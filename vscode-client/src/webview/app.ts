@@ -19,6 +19,7 @@ type ViewState = 'idle' | 'waiting' | 'live' | 'stopped' | 'error';
 interface Persisted {
   groupBy?: GroupBy;
   tableSort?: TableSort;
+  hideDebugger?: boolean;
 }
 
 function seconds(ms: number): string {
@@ -33,6 +34,8 @@ export class App {
   errorMessage = '';
   idleMessage = 'Start profiling from the debug toolbar to see a live flame graph.';
   groupBy: GroupBy = 'function';
+  /** Shows each stack below its last debugger frame (debugpy's launcher, pydevd's hooks). */
+  hideDebugger = true;
   thread: number | undefined = undefined;
   tableSort: TableSort = 'self';
   search = '';
@@ -52,6 +55,7 @@ export class App {
   private readonly matchEl: HTMLElement;
   private readonly threadEl: HTMLSelectElement;
   private readonly groupEl: HTMLSelectElement;
+  private readonly debuggerEl: HTMLInputElement;
   private readonly resetEl: HTMLButtonElement;
   private readonly crumbsEl: HTMLElement;
   private readonly graphEl: HTMLElement;
@@ -79,6 +83,7 @@ export class App {
     const persisted = (vscode.getState() ?? {}) as Persisted;
     if (persisted.groupBy === 'line' || persisted.groupBy === 'function') this.groupBy = persisted.groupBy;
     if (persisted.tableSort === 'self' || persisted.tableSort === 'total') this.tableSort = persisted.tableSort;
+    if (typeof persisted.hideDebugger === 'boolean') this.hideDebugger = persisted.hideDebugger;
 
     this.stateEl = el('span', { className: 'state', id: 'state' });
     this.statsEl = el('span', { className: 'stats', id: 'stats' });
@@ -95,6 +100,8 @@ export class App {
     );
     this.groupEl.setAttribute('aria-label', 'Group by');
     this.groupEl.value = this.groupBy;
+    this.debuggerEl = el('input', { type: 'checkbox', id: 'hide-debugger', checked: this.hideDebugger });
+    const debuggerLabel = el('label', { className: 'check', title: "Hide debugpy's frames: each stack starts below the debugger's last frame; samples taken in the debugger itself show as (debugger)" }, this.debuggerEl, 'Hide debugger');
     this.resetEl = el('button', { id: 'reset', textContent: 'Reset zoom', title: 'Reset zoom (Escape)' });
     this.crumbsEl = el('nav', { id: 'breadcrumb', className: 'breadcrumb' });
     this.crumbsEl.setAttribute('aria-label', 'Zoom path');
@@ -103,7 +110,7 @@ export class App {
     this.graphEl = el('div', { id: 'graph', className: 'graph', tabIndex: 0 }, canvas, this.overlayEl);
     this.tooltipEl = el('div', { id: 'tooltip', className: 'tooltip', hidden: true });
     this.tooltipEl.setAttribute('role', 'tooltip');
-    this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, live: this.state === 'live' }), {
+    this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, hideDebugger: this.hideDebugger, live: this.state === 'live' }), {
       sort: (by) => this.setTableSort(by),
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
       open: (key) => this.openSource(this.model.keyInfo(this.groupBy, key)),
@@ -112,7 +119,7 @@ export class App {
     this.root = el(
       'div',
       { className: 'app' },
-      el('header', { className: 'toolbar' }, this.stateEl, this.statsEl, el('span', { className: 'spacer' }), this.searchEl, this.matchEl, this.threadEl, this.groupEl, this.resetEl),
+      el('header', { className: 'toolbar' }, this.stateEl, this.statsEl, el('span', { className: 'spacer' }), this.searchEl, this.matchEl, this.threadEl, this.groupEl, debuggerLabel, this.resetEl),
       this.crumbsEl,
       el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element)),
       this.detailsEl,
@@ -216,7 +223,7 @@ export class App {
   }
 
   private selectTree(): void {
-    const tree = this.model.tree(this.groupBy, this.thread);
+    const tree = this.model.tree(this.groupBy, this.thread, this.hideDebugger);
     const model = this.model, groupBy = this.groupBy;
     if (tree !== this.graph.tree) this.graph.setTree(tree, (k) => model.keyInfo(groupBy, k));
   }
@@ -321,7 +328,7 @@ export class App {
   private updateBreadcrumb(): void {
     const zoom = this.graph.zoomNode();
     // Rebuilt only when the zoom changed, so that hovering does not replace the buttons.
-    const key = `${zoom?.path().join(',')}:${this.graph.tree === undefined}:${this.groupBy}:${this.thread}:${this.graph.rootLabel}`;
+    const key = `${zoom?.path().join(',')}:${this.graph.tree === undefined}:${this.groupBy}:${this.thread}:${this.hideDebugger}:${this.graph.rootLabel}`;
     if (key === this.crumbKey) return;
     this.crumbKey = key;
     const chain: CallNode[] = [];
@@ -344,7 +351,7 @@ export class App {
     const share = () => ` ${pct(zoom!.total, this.graph.tree!.root.total)} of samples · `;
     // Rebuilt only when the zoom changed; new data only rewrites the share. Replacing the link
     // while live would lose clicks on it: a click is a mousedown and a mouseup on one element.
-    const key = `${zoom?.path().join(',')}:${this.groupBy}:${this.thread}`;
+    const key = `${zoom?.path().join(',')}:${this.groupBy}:${this.thread}:${this.hideDebugger}`;
     if (key === this.detailsKey) {
       if (this.detailsShare && zoom) this.detailsShare.data = share();
       return;
@@ -418,6 +425,18 @@ export class App {
     this.invalidate();
   }
 
+  setHideDebugger(hide: boolean): void {
+    if (hide === this.hideDebugger) return;
+    // Paths differ between the two trees (one lacks the debugger's prefix): zoom out.
+    this.hideDebugger = hide;
+    this.debuggerEl.checked = hide;
+    this.graph.zoomPath = [];
+    this.graph.hovered = null;
+    this.persist();
+    this.uiDirty = true;
+    this.invalidate();
+  }
+
   setTableSort(s: TableSort): void {
     this.tableSort = s;
     this.persist();
@@ -431,7 +450,7 @@ export class App {
   }
 
   private persist(): void {
-    this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort } satisfies Persisted);
+    this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort, hideDebugger: this.hideDebugger } satisfies Persisted);
   }
 
   private hideTooltip(): void {
@@ -519,6 +538,7 @@ export class App {
     });
     this.threadEl.addEventListener('change', () => this.setThread(this.threadEl.value === 'all' ? undefined : Number(this.threadEl.value)));
     this.groupEl.addEventListener('change', () => this.setGroupBy(this.groupEl.value as GroupBy));
+    this.debuggerEl.addEventListener('change', () => this.setHideDebugger(this.debuggerEl.checked));
     this.resetEl.addEventListener('click', () => this.resetZoom());
     window.addEventListener('keydown', (e) => {
       if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') {

@@ -15,6 +15,7 @@ export interface TableView {
   groupBy: GroupBy;
   thread: number | undefined;
   sort: TableSort;
+  hideDebugger: boolean;
   live: boolean;
 }
 
@@ -28,7 +29,7 @@ export interface TableEvents {
 
 export class FunctionTable {
   readonly element: HTMLTableElement;
-  /** What the table shows now: the model version, grouping, sort and thread (tests read it). */
+  /** What the table shows now: the model version, grouping, sort, thread and filter (tests read it). */
   key = '';
   private readonly head = el('thead');
   private readonly body = el('tbody');
@@ -63,7 +64,7 @@ export class FunctionTable {
   /** Brings the table up to date; with `throttle`, while live, at most every MIN_INTERVAL_MS. */
   update(throttle: boolean): void {
     const v = this.view();
-    const key = `${v.model.version}:${v.groupBy}:${v.sort}:${v.thread}`;
+    const key = `${v.model.version}:${v.groupBy}:${v.sort}:${v.thread}:${v.hideDebugger}`;
     if (this.key === key) return;
     const now = performance.now();
     if (throttle && v.live && now - this.time < MIN_INTERVAL_MS) {
@@ -92,7 +93,7 @@ export class FunctionTable {
 
   private renderRows(v: TableView): void {
     const whole = v.model.view(v.thread)?.sampleCount ?? 0;
-    const rows = v.model.table(v.groupBy, v.thread, v.sort, ROWS);
+    const rows = v.model.table(v.groupBy, v.thread, v.sort, ROWS, v.hideDebugger);
     // Rows are reused and only their changed cells rewritten: the table refreshes several times
     // a second while live, and a row under the mouse keeps its identity for clicks.
     const trs = this.body.rows;

@@ -29,8 +29,8 @@ const LIVE = readStream('live-stream.jsonl');
 const TOTAL = SYNTH.reduce((a, b) => a + b.sampleCount, 0);
 
 /** Reference tree keyed by paths of function names (names are unique in the synthetic stream). */
-function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all'): Map<string, RefNode> {
-  const ref = referenceAggregate(bodies, groupBy).trees.get(thread)!;
+function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all', hideDebugger = false): Map<string, RefNode> {
+  const ref = referenceAggregate(bodies, groupBy, { hideDebugger }).trees.get(thread)!;
   const out = new Map<string, RefNode>();
   for (const [path, v] of ref) {
     const names = path === '' ? '' : path.split(' > ').map((k) => k.split('|')[0]).join(' > ');
@@ -375,7 +375,7 @@ test('thread selector (keyboard) shows one thread; group by line splits a functi
   ]);
   assert.ok(expect(36) > 0 && expect(41) > 0);
   await page.waitForFunction(() => document.querySelectorAll('#table th')[2]?.textContent === 'Line');
-  assert.deepEqual(await page.evaluate(() => (window as any).__state), { groupBy: 'line', tableSort: 'self' }, 'the choice persists');
+  assert.deepEqual(await page.evaluate(() => (window as any).__state), { groupBy: 'line', tableSort: 'self', hideDebugger: true }, 'the choice persists');
   await page.close();
 });
 
@@ -461,7 +461,7 @@ test('in a narrow panel beside an editor the summary and every control stay visi
   assert.equal(await text(page, '#stats'), '1,268 samples in 13.0 s');
   const fits = await page.$eval('#stats', (e) => e.scrollWidth <= e.clientWidth);
   assert.ok(fits, 'the summary is not cut off');
-  for (const id of ['state', 'stats', 'search', 'thread', 'group', 'reset']) {
+  for (const id of ['state', 'stats', 'search', 'thread', 'group', 'hide-debugger', 'reset']) {
     const r = await page.$eval(`#${id}`, (e) => e.getBoundingClientRect().toJSON());
     assert.ok(r.width > 0 && r.left >= 0 && r.right <= 560, `#${id} within the panel: ${JSON.stringify(r)}`);
   }
@@ -561,22 +561,32 @@ test('a stream recorded from live profiling under debugpy: model, pixels, hover,
   await feed(page, LIVE);
   const total = LIVE.reduce((a, b) => a + b.sampleCount, 0);
   assert.ok(total >= 100, `the recording holds ${total} samples`);
-  // The tree equals the naive aggregation, per name path, in both groupings.
-  for (const groupBy of ['function', 'line'] as const) {
-    await page.selectOption('#group', groupBy);
-    await page.waitForFunction((g) => (window as any).__dapprof.groupBy === g, groupBy);
-    await frames(page);
-    const got = await modelByNames(page);
-    const ref = byNames(LIVE, groupBy);
-    assert.equal(got.size, ref.size, groupBy);
-    for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], `${groupBy}: ${p}`);
+  // The tree equals the naive aggregation, per name path, in both groupings: first without the
+  // debugger's frames (the default), then with them after a click on "Hide debugger", then
+  // without them again.
+  assert.equal(await page.isChecked('#hide-debugger'), true, 'the debugger is hidden by default');
+  for (const hide of [true, false, true]) {
+    if ((await page.isChecked('#hide-debugger')) !== hide) await page.click('#hide-debugger');
+    await page.waitForFunction((v) => (window as any).__dapprof.hideDebugger === v, hide);
+    for (const groupBy of ['line', 'function'] as const) {
+      await page.selectOption('#group', groupBy);
+      await page.waitForFunction((g) => (window as any).__dapprof.groupBy === g, groupBy);
+      await frames(page);
+      const got = await modelByNames(page);
+      const ref = byNames(LIVE, groupBy, 'all', hide);
+      assert.equal(got.size, ref.size, `${groupBy}, debugger ${hide ? 'hidden' : 'shown'}`);
+      for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], `${groupBy}, debugger ${hide ? 'hidden' : 'shown'}: ${p}`);
+      // Shown, the stacks start in runpy and pydevd's thread wrapper; hidden, in the program's
+      // module, threading's bootstrap, or the one node of the debugger's own samples.
+      const roots = [...got.keys()].filter((k) => k !== '' && !k.includes(' > ')).sort();
+      assert.deepEqual(roots, hide ? ['(debugger)', '<module>', 'Thread._bootstrap'] : ['_NewThreadStartupWithTrace.__call__', '_run_module_as_main'], `roots: ${roots}`);
+    }
+    assert.equal(await page.evaluate(() => (window as any).__state?.hideDebugger), hide, 'the choice is kept in the webview state');
   }
-  await page.selectOption('#group', 'function');
-  await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'function');
   await frames(page);
 
-  // The program's own functions, under debugpy's and runpy's frames, in the recorded file at
-  // lines inside their definitions; the main thread's and the hasher's.
+  // The program's own functions, in the recorded file at lines inside their definitions; the
+  // main thread's and the hasher's.
   const found: Record<string, { file: string; line: number; total: number; x: number; y: number; w: number; h: number; cx: number; cy: number }> = await page.evaluate(() => {
     const app = (window as any).__dapprof;
     const out: Record<string, any> = {};

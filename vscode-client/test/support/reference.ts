@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
-import type { CallNode, GroupBy, ProfileModel } from '../../src/model/profile';
+import { CallNode, DEBUGGER_FUNCTION, GroupBy, isDebuggerFrame, ProfileModel } from '../../src/model/profile';
 import type { Frame, ProfilingDataBody } from '../../src/model/protocol';
 
 /** The vscode-client folder: the nearest folder above this file holding package.json. */
@@ -36,8 +36,22 @@ export function keyOf(f: Frame, groupBy: GroupBy): string {
     : `${f.function}|${f.file}|${f.native ? 'n' : ''}|${f.native ? f.module ?? '' : ''}`;
 }
 
+/**
+ * What the flame graph shows of a stack with the debugger hidden: the frames below its last
+ * debugger frame; one DEBUGGER_FUNCTION frame when only native frames (or none) follow it.
+ */
+export function programStack(stack: Frame[]): Frame[] {
+  let last = -1;
+  stack.forEach((f, i) => {
+    if (isDebuggerFrame(f)) last = i;
+  });
+  const rest = stack.slice(last + 1);
+  if (last >= 0 && rest.every((f) => f.native)) return [{ file: '', line: 0, function: DEBUGGER_FUNCTION }];
+  return rest;
+}
+
 /** Path string -> totals, per thread ('all' for all threads), and per-key self/total. */
-export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy) {
+export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: { hideDebugger?: boolean } = {}) {
   const frames = new Map<number, Frame>();
   const trees = new Map<string, Map<string, RefNode>>();
   const stats = new Map<string, Map<string, RefNode>>();
@@ -51,7 +65,8 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
     for (const [id, frame] of Object.entries(body.newFrames)) frames.set(Number(id), frame);
     body.samples.forEach((stack, i) => {
       const tid = body.threadIds ? String(body.threadIds[i]) : '-1';
-      const keys = stack.map((id) => keyOf(frames.get(id)!, groupBy));
+      const sampled = stack.map((id) => frames.get(id)!);
+      const keys = (opts.hideDebugger ? programStack(sampled) : sampled).map((f) => keyOf(f, groupBy));
       for (const view of ['all', tid]) {
         if (!trees.has(view)) trees.set(view, new Map());
         if (!stats.has(view)) stats.set(view, new Map());
@@ -72,9 +87,9 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
 }
 
 /** The same shape, read from a model's tree. */
-export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?: number): Map<string, RefNode> {
+export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?: number, hideDebugger = false): Map<string, RefNode> {
   const out = new Map<string, RefNode>();
-  const tree = model.tree(groupBy, thread)!;
+  const tree = model.tree(groupBy, thread, hideDebugger)!;
   const keyName = (n: CallNode) => {
     const info = model.keyInfo(groupBy, n.key);
     return groupBy === 'line'
@@ -89,9 +104,9 @@ export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?:
   return out;
 }
 
-export function flattenModelStats(model: ProfileModel, groupBy: GroupBy, thread?: number): Map<string, RefNode> {
+export function flattenModelStats(model: ProfileModel, groupBy: GroupBy, thread?: number, hideDebugger = false): Map<string, RefNode> {
   const out = new Map<string, RefNode>();
-  for (const r of model.table(groupBy, thread, 'total')) {
+  for (const r of model.table(groupBy, thread, 'total', Infinity, hideDebugger)) {
     const i = r.info;
     const k =
       groupBy === 'line'
@@ -119,9 +134,9 @@ export function mulberry32(seed: number): () => number {
 /**
  * A random stream obeying the protocol (one ID per distinct frame): frames announced in the batch that first uses them,
  * random depths (0 included), recursion, shared function names on several lines, threads, and
- * sometimes no threadIds.
+ * sometimes no threadIds; with `debugger`, frames of debugpy too (Python and compiled).
  */
-export function randomStream(seed: number, batches: number, opts: { withThreads?: boolean } = {}): ProfilingDataBody[] {
+export function randomStream(seed: number, batches: number, opts: { withThreads?: boolean; debugger?: boolean } = {}): ProfilingDataBody[] {
   const rnd = mulberry32(seed);
   const int = (n: number) => Math.floor(rnd() * n);
   const pool: Array<[number, Frame]> = [];
@@ -132,6 +147,16 @@ export function randomStream(seed: number, batches: number, opts: { withThreads?
       ? { file: '', line: 0, function: `native_${i}`, native: true, module: `/usr/lib/lib${i % 2}.so` }
       : { file: `/app/m${i % 4}.py`, line: 1 + (i % 7) * 10, function: fn };
     pool.push([Number.MAX_SAFE_INTEGER - i * 977 - int(500), frame]);
+  }
+  if (opts.debugger) {
+    const pydevd = '/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd';
+    for (let i = 0; i < 6; i++) {
+      const frame: Frame =
+        i === 5
+          ? { file: '', line: 0, function: 'trace_dispatch_ext', native: true, module: `${pydevd}/_pydevd_bundle/ext.so` }
+          : { file: `${pydevd}/pydevd${i % 2}.py`, line: 10 + i, function: `dbg_${i % 3}` };
+      pool.push([1_000_003 + i * 7919, frame]);
+    }
   }
   const seenIds = new Set<number>();
   const uniquePool = pool.filter(([id]) => (seenIds.has(id) ? false : (seenIds.add(id), true)));
