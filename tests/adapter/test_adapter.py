@@ -219,7 +219,9 @@ def test_allow_remote_listens_with_a_warning(procs, tmp_path):
     with open(log, "wb") as err:
         proc = procs.start([dapprof_bin(), "serve", "--listen", "0.0.0.0:0", "--allow-remote"],
                            stderr=err, stdout=subprocess.DEVNULL)
-    assert wait_until(lambda: "listening on" in log.read_text(), 15)
+    # The line the daemon prints once it listens, with its signal handlers set; not the warning
+    # that starts with the same words and comes first.
+    assert wait_until(lambda: "dapprof: listening on 0.0.0.0:" in log.read_text(), 15)
     assert "warn" in log.read_text()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=15) == 0
