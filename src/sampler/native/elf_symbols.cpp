@@ -12,8 +12,8 @@
 namespace dapprof::sampler::native {
 namespace {
 
-using process::elf_read::at;
-using process::elf_read::string_at;
+namespace elf_read = process::elf_read;
+using elf_read::at;
 
 std::size_t leading_underscores(std::string_view s) {
   std::size_t n = 0;
@@ -57,50 +57,32 @@ Result<ElfSymbols> ElfSymbols::open(const std::string& path) {
   ElfSymbols out;
   out.file_.emplace(std::move(*mapped));
   const auto file = out.file_->bytes();
-  const auto bad = [&](std::string_view why) {
-    return Error{fmt::format("{} is not a usable ELF64 file: {}", path, why)};
-  };
-  const auto eh = at<Elf64_Ehdr>(file, 0);
-  if (!eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return bad("no ELF magic");
-  if (eh->e_ident[EI_CLASS] != ELFCLASS64) return bad("not 64-bit");
+  const auto eh = elf_read::file_header(file, path);
+  if (!eh) return eh.error();
 
+  const auto phdrs = elf_read::program_headers(file, *eh, path);
+  if (!phdrs) return phdrs.error();
   std::optional<Elf64_Phdr> eh_frame_hdr;
-  for (unsigned i = 0; i < eh->e_phnum; ++i) {
-    const auto ph = at<Elf64_Phdr>(file, eh->e_phoff + std::uint64_t{i} * eh->e_phentsize);
-    if (!ph) return bad("truncated program headers");
-    if (ph->p_type == PT_LOAD) out.loads_.push_back({ph->p_vaddr, ph->p_offset, ph->p_filesz});
-    if (ph->p_type == PT_GNU_EH_FRAME) eh_frame_hdr = *ph;
+  for (const auto& ph : *phdrs) {
+    if (ph.p_type == PT_LOAD) out.loads_.push_back({ph.p_vaddr, ph.p_offset, ph.p_filesz});
+    if (ph.p_type == PT_GNU_EH_FRAME) eh_frame_hdr = ph;
   }
 
-  std::vector<Elf64_Shdr> shdrs;
-  for (unsigned i = 0; i < eh->e_shnum; ++i) {
-    const auto sh = at<Elf64_Shdr>(file, eh->e_shoff + std::uint64_t{i} * eh->e_shentsize);
-    if (!sh) return bad("truncated section headers");
-    shdrs.push_back(*sh);
-  }
-  if (eh->e_shstrndx < shdrs.size()) {
-    for (const auto& sh : shdrs) {
-      out.sections_.push_back({string_at(file, shdrs[eh->e_shstrndx], sh.sh_name), sh.sh_offset,
-                               sh.sh_size, sh.sh_type != SHT_NOBITS});
+  const auto shdrs = elf_read::section_headers(file, *eh, path);
+  if (!shdrs) return shdrs.error();
+  const auto names = elf_read::section_names(file, *eh, *shdrs);
+  if (eh->e_shstrndx < shdrs->size()) {
+    for (std::size_t i = 0; i < shdrs->size(); ++i) {
+      const auto& sh = (*shdrs)[i];
+      out.sections_.push_back({names[i], sh.sh_offset, sh.sh_size, sh.sh_type != SHT_NOBITS});
     }
   }
 
-  for (const auto& sh : shdrs) {
-    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
-    if (sh.sh_link >= shdrs.size() || sh.sh_entsize < sizeof(Elf64_Sym)) continue;
-    const auto& strtab = shdrs[sh.sh_link];
-    const std::uint64_t count = sh.sh_size / sh.sh_entsize;
-    for (std::uint64_t i = 1; i < count; ++i) {
-      const auto sym = at<Elf64_Sym>(file, sh.sh_offset + i * sh.sh_entsize);
-      if (!sym) return bad("truncated symbol table");
-      if (ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_shndx == SHN_UNDEF ||
-          sym->st_value == 0)
-        continue;
-      const auto name = string_at(file, strtab, sym->st_name);
-      if (name.empty()) continue;
-      (sym->st_size ? out.symbols_ : out.unsized_).push_back({sym->st_value, sym->st_size, name});
-    }
-  }
+  auto read = elf_read::for_each_symbol(file, *shdrs, path, [&](const Elf64_Sym& sym, auto name) {
+    if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value == 0) return;
+    (sym.st_size ? out.symbols_ : out.unsized_).push_back({sym.st_value, sym.st_size, name});
+  });
+  if (!read) return read.error();
   for (auto* list : {&out.symbols_, &out.unsized_}) {
     std::sort(list->begin(), list->end(), [](const Symbol& a, const Symbol& b) {
       if (a.start != b.start) return a.start < b.start;

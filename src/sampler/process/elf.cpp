@@ -18,23 +18,14 @@ namespace {
 
 constexpr std::uint64_t kPageMask = ~std::uint64_t{4095};
 
-using elf_read::at;
-using elf_read::string_at;
-
 }  // namespace
 
 Result<ElfFile> ElfFile::open(const std::string& path) {
   auto mapped = MappedFile::open(path);
   if (!mapped) return mapped.error();
   const auto file = mapped->bytes();
-  const auto bad = [&](std::string_view why) {
-    return Error{fmt::format("{} is not a usable ELF64 file: {}", path, why)};
-  };
-
-  const auto eh = at<Elf64_Ehdr>(file, 0);
-  if (!eh || std::memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) return bad("no ELF magic");
-  if (eh->e_ident[EI_CLASS] != ELFCLASS64) return bad("not 64-bit");
-  if (eh->e_ident[EI_DATA] != ELFDATA2LSB) return bad("not little-endian");
+  const auto eh = elf_read::file_header(file, path);
+  if (!eh) return eh.error();
 
   ElfFile elf;
   elf.path_ = path;
@@ -43,51 +34,36 @@ Result<ElfFile> ElfFile::open(const std::string& path) {
   if (ec) elf.real_path_ = path;
   elf.pie_ = eh->e_type == ET_DYN;
 
-  // Program headers: PT_LOAD segments give the load bias.
+  // PT_LOAD segments give the load bias.
+  const auto phdrs = elf_read::program_headers(file, *eh, path);
+  if (!phdrs) return phdrs.error();
   std::uint64_t lowest = std::numeric_limits<std::uint64_t>::max();
-  for (unsigned i = 0; i < eh->e_phnum; ++i) {
-    const auto ph = at<Elf64_Phdr>(file, eh->e_phoff + std::uint64_t{i} * eh->e_phentsize);
-    if (!ph) return bad("truncated program headers");
-    if (ph->p_type != PT_LOAD) continue;
-    elf.loads_.push_back({ph->p_vaddr, ph->p_offset});
-    if (ph->p_vaddr < lowest) {
-      lowest = ph->p_vaddr;
-      elf.first_load_vaddr_ = ph->p_vaddr;
-      elf.first_load_offset_ = ph->p_offset;
+  for (const auto& ph : *phdrs) {
+    if (ph.p_type != PT_LOAD) continue;
+    elf.loads_.push_back({ph.p_vaddr, ph.p_offset});
+    if (ph.p_vaddr < lowest) {
+      lowest = ph.p_vaddr;
+      elf.first_load_vaddr_ = ph.p_vaddr;
+      elf.first_load_offset_ = ph.p_offset;
     }
   }
-  if (elf.loads_.empty()) return bad("no PT_LOAD segment");
+  if (elf.loads_.empty()) return elf_read::unusable(path, "no PT_LOAD segment");
 
-  // Section headers and their names.
-  std::vector<Elf64_Shdr> shdrs;
-  for (unsigned i = 0; i < eh->e_shnum; ++i) {
-    const auto sh = at<Elf64_Shdr>(file, eh->e_shoff + std::uint64_t{i} * eh->e_shentsize);
-    if (!sh) return bad("truncated section headers");
-    shdrs.push_back(*sh);
-  }
-  if (eh->e_shstrndx < shdrs.size()) {
-    for (const auto& sh : shdrs) {
-      elf.sections_.push_back({std::string(string_at(file, shdrs[eh->e_shstrndx], sh.sh_name)),
-                               sh.sh_addr, sh.sh_size});
-    }
+  const auto shdrs = elf_read::section_headers(file, *eh, path);
+  if (!shdrs) return shdrs.error();
+  const auto names = elf_read::section_names(file, *eh, *shdrs);
+  if (eh->e_shstrndx < shdrs->size()) {
+    for (std::size_t i = 0; i < shdrs->size(); ++i)
+      elf.sections_.push_back({std::string(names[i]), (*shdrs)[i].sh_addr, (*shdrs)[i].sh_size});
   }
 
-  // Symbols: .symtab (when not stripped) and .dynsym; defined ones only.
-  for (const auto& sh : shdrs) {
-    if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) continue;
-    if (sh.sh_link >= shdrs.size() || sh.sh_entsize < sizeof(Elf64_Sym)) continue;
-    const auto& strtab = shdrs[sh.sh_link];
-    const std::uint64_t count = sh.sh_size / sh.sh_entsize;
-    for (std::uint64_t i = 1; i < count; ++i) {
-      const auto sym = at<Elf64_Sym>(file, sh.sh_offset + i * sh.sh_entsize);
-      if (!sym) return bad("truncated symbol table");
-      if (sym->st_shndx == SHN_UNDEF || sym->st_name == 0) continue;
-      const auto type = ELF64_ST_TYPE(sym->st_info);
-      if (type != STT_OBJECT && type != STT_FUNC && type != STT_TLS && type != STT_NOTYPE) continue;
-      auto name = string_at(file, strtab, sym->st_name);
-      if (!name.empty()) elf.symbols_.try_emplace(std::string(name), sym->st_value);
-    }
-  }
+  // Data and code symbols by name (the interpreter's globals, its thread-state TLS).
+  auto read = elf_read::for_each_symbol(file, *shdrs, path, [&](const Elf64_Sym& sym, auto name) {
+    const auto type = ELF64_ST_TYPE(sym.st_info);
+    if (type == STT_OBJECT || type == STT_FUNC || type == STT_TLS || type == STT_NOTYPE)
+      elf.symbols_.try_emplace(std::string(name), sym.st_value);
+  });
+  if (!read) return read.error();
   return elf;
 }
 
