@@ -4,13 +4,7 @@
 // the target running unsampled just before.
 //
 //   native_bench [--seconds S] [--python PATH]...
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -18,66 +12,32 @@
 #include <condition_variable>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "../common/harness.hpp"
 #include "sampler/sampler.hpp"
-
-extern char** environ;
 
 namespace {
 
 using namespace dapprof::sampler;
 using Clock = std::chrono::steady_clock;
+namespace bench = dapprof::bench;
 
-// A program started from an argv (no shell), its stdout piped to us, killed on destruction.
-class Target {
+using bench::thread_cpu_seconds;
+
+// The target program, which prints its progress: a loop count per line.
+class Target : public bench::Child {
  public:
-  explicit Target(const std::vector<std::string>& argv) {
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) return;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    fd_ = out[0];
-  }
-  ~Target() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) close(fd_);
-  }
-  Target(const Target&) = delete;
-  Target& operator=(const Target&) = delete;
-  pid_t pid() const { return pid_; }
-
-  // The next line, or nullopt after 30 s or at end of file.
-  std::optional<std::string> line() {
-    std::string text;
-    char c;
-    pollfd p{fd_, POLLIN, 0};
-    while (poll(&p, 1, 30000) == 1 && read(fd_, &c, 1) == 1) {
-      if (c == '\n') return text;
-      text += c;
-    }
-    return std::nullopt;
-  }
+  using Child::Child;
 
   // Loops per second over `seconds`, from the progress lines (first and last seen).
   std::optional<double> rate(double seconds) {
     std::optional<std::pair<Clock::time_point, long>> first, last;
     const auto end = Clock::now() + std::chrono::duration<double>(seconds);
     while (Clock::now() < end) {
-      auto l = line();
+      auto l = read_line();
       if (!l) return std::nullopt;
       const auto point = std::pair{Clock::now(), std::stol(*l)};
       if (!first) first = point;
@@ -87,18 +47,7 @@ class Target {
     return static_cast<double>(last->second - first->second) /
            std::chrono::duration<double>(last->first - first->first).count();
   }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
 };
-
-double thread_cpu_seconds() {
-  rusage ru{};
-  getrusage(RUSAGE_THREAD, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 struct Row {
   double samples_per_s = 0, cpu_us = 0, frames = 0, native_frames = 0, slowdown = 0;
@@ -154,16 +103,9 @@ std::optional<Row> measure(Target& target, double rate, bool native, double seco
 
 // pyenv's 3.12 and Debian's 3.11 (shared and static libpython), as tests/support finds them.
 std::vector<std::string> default_pythons() {
-  Target list({"/usr/bin/python3", DAPPROF_SOURCE_DIR "/tests/support/pythons.py"});
-  std::vector<std::string> found, all;
-  while (auto line = list.line()) {
-    std::istringstream in(*line);
-    std::string label, path;
-    if (!(in >> label >> path)) continue;
-    all.push_back(path);
-    if (label.starts_with("pyenv-3.12") || label.starts_with("debian")) found.push_back(path);
-  }
-  return found.empty() ? all : found;
+  std::vector<std::string> paths;
+  for (const auto& i : bench::interpreters(DAPPROF_SOURCE_DIR, false)) paths.push_back(i.path);
+  return paths;
 }
 
 }  // namespace
@@ -182,7 +124,7 @@ int main(int argc, char** argv) {
       "the target's loss of throughput against the unsampled run just before.\n");
   for (const auto& python : pythons) {
     Target target({python, DAPPROF_SOURCE_DIR "/bench/native/target.py"});
-    if (target.pid() <= 0 || target.line() != "ready") {
+    if (target.pid() <= 0 || target.read_line() != "ready") {
       fmt::print("{}: target did not start\n", python);
       continue;
     }

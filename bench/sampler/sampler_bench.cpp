@@ -5,13 +5,8 @@
 //   sampler_bench [--seconds S] [--python PATH]... [--all]
 //
 // Target (from the issue): 1000 samples/s of a 100-frame stack using under 10% of one core.
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -27,96 +22,25 @@
 #include <thread>
 #include <vector>
 
+#include "../common/harness.hpp"
 #include "sampler/process/memory.hpp"
 #include "sampler/process/pause.hpp"
 #include "sampler/sampler.hpp"
-
-extern char** environ;
 
 namespace {
 
 using namespace dapprof::sampler;
 using Clock = std::chrono::steady_clock;
+namespace bench = dapprof::bench;
 
-// A child process started from an argv, stdout piped to us, killed on destruction.
-class Child {
- public:
-  explicit Child(const std::vector<std::string>& argv) {
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) return;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    if (posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
-    posix_spawn_file_actions_destroy(&fa);
-    close(out[1]);
-    fd_ = out[0];
-  }
-  ~Child() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (fd_ >= 0) close(fd_);
-  }
-  Child(const Child&) = delete;
-  Child& operator=(const Child&) = delete;
-  pid_t pid() const { return pid_; }
-  std::string read_all() {
-    std::string out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd_, buf, sizeof buf)) > 0) out.append(buf, static_cast<std::size_t>(n));
-    return out;
-  }
-  std::optional<std::string> read_line() {
-    std::string line;
-    char c;
-    pollfd p{fd_, POLLIN, 0};
-    while (poll(&p, 1, 30000) == 1 && read(fd_, &c, 1) == 1) {
-      if (c == '\n') return line;
-      line += c;
-    }
-    return std::nullopt;
-  }
-
- private:
-  pid_t pid_ = -1;
-  int fd_ = -1;
-};
-
-struct Interp {
-  std::string label, path;
-};
-
-std::vector<Interp> default_interpreters(bool all) {
-  Child list({"/usr/bin/python3", DAPPROF_SOURCE_DIR "/tests/support/pythons.py"});
-  std::istringstream in(list.read_all());
-  std::vector<Interp> found;
-  std::string label, path, version;
-  while (in >> label >> path >> version) found.push_back({label, path});
-  if (all) return found;
-  std::vector<Interp> picked;
-  for (const auto& i : found)
-    if (i.label.starts_with("pyenv-3.12") || i.label.starts_with("debian")) picked.push_back(i);
-  return picked.empty() ? found : picked;
-}
+using bench::Child;
+using bench::thread_cpu_seconds;
 
 constexpr const char* kLauncher =
     "import subprocess, sys\n"
     "p = subprocess.Popen(sys.argv[1:])\n"
     "print(p.pid, flush=True)\n"
     "p.wait()\n";
-
-double thread_cpu_seconds() {
-  rusage ru{};
-  getrusage(RUSAGE_THREAD, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-}
 
 struct Figures {
   double samples_per_s = 0, cpu_us_per_sample = 0, core_percent = 0, reads_per_sample = 0;
@@ -209,9 +133,9 @@ int main(int argc, char** argv) {
   app.add_flag("--pause-only", pause_only, "measure only the pause window");
   CLI11_PARSE(app, argc, argv);
 
-  std::vector<Interp> interps;
+  std::vector<bench::Interpreter> interps;
   for (const auto& p : pythons) interps.push_back({p, p});
-  if (interps.empty()) interps = default_interpreters(all);
+  if (interps.empty()) interps = bench::interpreters(DAPPROF_SOURCE_DIR, all);
 
   fmt::print("Target: 1000 samples/s of a 100-frame stack under 10% of one core.\n");
   fmt::print("CPU is the sampling thread's (user+system); reads = process_vm_readv calls.\n\n");

@@ -23,12 +23,14 @@
 
 #include "adapter/session.hpp"
 #include "adapter/trace.hpp"
-#include "fake_peer.hpp"
+#include "session_harness.hpp"
 
 namespace dapprof::adapter {
 namespace {
 
 using test::FakePeer;
+using test::socket_pair;
+using Parent = test::SessionPeers;
 using namespace std::chrono_literals;
 
 // A loopback TCP listener of the test's: stands for the port of debugpy's adapter.
@@ -88,12 +90,6 @@ std::uint16_t closed_port() {
   return gone.port();
 }
 
-std::pair<int, int> socket_pair() {
-  int fds[2];
-  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-  return {fds[0], fds[1]};
-}
-
 Json request(std::int64_t seq, const std::string& command, Json arguments = Json::object()) {
   return Json{{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", arguments}};
 }
@@ -137,23 +133,10 @@ bool wait_until(Predicate predicate, std::chrono::milliseconds timeout = 5s) {
   return true;
 }
 
-struct Parent {
-  std::shared_ptr<Session> session;
-  std::unique_ptr<FakePeer> client;
-  std::unique_ptr<FakePeer> upstream;
-  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
-};
-
 class ChildSessionsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ::signal(SIGPIPE, SIG_IGN);
-    thread_ = std::thread([this] { io_.run(); });
-  }
   void TearDown() override {
-    work_.reset();
     io_.stop();
-    thread_.join();
     for (auto& p : parents_) p->session->abort();
     std::lock_guard lock(mutex_);
     for (auto& child : children_) child->abort();
@@ -161,21 +144,9 @@ class ChildSessionsTest : public ::testing::Test {
 
   Parent& make_parent(std::size_t max_message_size = protocol::kDefaultMaxBodyBytes,
                       std::shared_ptr<TraceWriter> trace = nullptr) {
-    auto parent = std::make_unique<Parent>();
-    auto [client_ours, client_theirs] = socket_pair();
-    auto [upstream_ours, upstream_theirs] = socket_pair();
     Session::Config config;
     config.max_message_size = max_message_size;
     config.trace = std::move(trace);
-    const int up = upstream_ours;
-    config.connector = [up, max_message_size](Channel::Executor strand, Reaper::OnExit,
-                                              UpstreamReady ready) {
-      Upstream upstream;
-      upstream.channel = Channel::create(strand, up, up, "fake adapter", max_message_size);
-      upstream.description = "fake adapter";
-      ready(std::move(upstream));
-    };
-    config.on_end = [ended = parent->ended] { *ended = true; };
     // As the daemon's runtime does: child sessions are kept so that they can be closed at the end.
     config.start_child = [this](std::shared_ptr<Session> child) {
       {
@@ -184,11 +155,7 @@ class ChildSessionsTest : public ::testing::Test {
       }
       child->start();
     };
-    parent->session = Session::create(asio::make_strand(io_), client_ours, client_ours, config);
-    parent->client = std::make_unique<FakePeer>(client_theirs);
-    parent->upstream = std::make_unique<FakePeer>(upstream_theirs);
-    parent->session->start();
-    parents_.push_back(std::move(parent));
+    parents_.push_back(test::start_session(io_.context(), std::move(config)));
     return *parents_.back();
   }
 
@@ -210,10 +177,7 @@ class ChildSessionsTest : public ::testing::Test {
     return children_.size();
   }
 
-  asio::io_context io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
-      io_.get_executor()};
-  std::thread thread_;
+  test::IoThread io_;
   std::vector<std::unique_ptr<Parent>> parents_;
   std::mutex mutex_;
   std::vector<std::shared_ptr<Session>> children_;

@@ -16,17 +16,13 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent / "support"))
 
+from binaries import dapprof_bin  # noqa: E402,F401 (used by the tests)
 from dapclient import DapClient  # noqa: E402
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 FIXTURES = HERE / "fixtures"
 
 
-def dapprof_bin() -> str:
-    path = os.environ.get("DAPPROF_BIN")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("set DAPPROF_BIN to the dapprof executable (ctest does this)")
-    return path
 
 
 def break_line(program: Path) -> int:

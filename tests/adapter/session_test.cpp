@@ -15,18 +15,14 @@
 #include <thread>
 #include <vector>
 
-#include "fake_peer.hpp"
+#include "session_harness.hpp"
 
 namespace dapprof::adapter {
 namespace {
 
 using test::FakePeer;
-
-std::pair<int, int> socket_pair() {
-  int fds[2];
-  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-  return {fds[0], fds[1]};
-}
+using test::socket_pair;
+using Peers = test::SessionPeers;
 
 Json request(std::int64_t seq, const std::string& command, Json arguments = Json::object()) {
   return Json{{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", arguments}};
@@ -92,55 +88,23 @@ class FakeProfiler final : public Profiler {
   bool starting_ = false;
 };
 
-struct Peers {
-  std::shared_ptr<Session> session;
-  std::unique_ptr<FakePeer> client;
-  std::unique_ptr<FakePeer> upstream;
-  std::shared_ptr<std::atomic<bool>> ended = std::make_shared<std::atomic<bool>>(false);
-};
-
 class SessionTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ::signal(SIGPIPE, SIG_IGN);
-    thread_ = std::thread([this] { io_.run(); });
-  }
   void TearDown() override {
-    work_.reset();
     io_.stop();
-    thread_.join();
     for (auto& p : peers_) p->session->abort();
   }
 
   Peers& make(ProfilerFactory factory = {},
               std::size_t max_message_size = protocol::kDefaultMaxBodyBytes) {
-    auto peers = std::make_unique<Peers>();
-    auto [client_ours, client_theirs] = socket_pair();
-    auto [upstream_ours, upstream_theirs] = socket_pair();
     Session::Config config;
     config.max_message_size = max_message_size;
     config.profiler_factory = std::move(factory);
-    const int up = upstream_ours;
-    config.connector = [up, max_message_size](Channel::Executor strand, Reaper::OnExit,
-                                              UpstreamReady ready) {
-      Upstream upstream;
-      upstream.channel = Channel::create(strand, up, up, "fake adapter", max_message_size);
-      upstream.description = "fake adapter";
-      ready(std::move(upstream));
-    };
-    config.on_end = [ended = peers->ended] { *ended = true; };
-    peers->session = Session::create(asio::make_strand(io_), client_ours, client_ours, config);
-    peers->client = std::make_unique<FakePeer>(client_theirs);
-    peers->upstream = std::make_unique<FakePeer>(upstream_theirs);
-    peers->session->start();
-    peers_.push_back(std::move(peers));
+    peers_.push_back(test::start_session(io_.context(), std::move(config)));
     return *peers_.back();
   }
 
-  asio::io_context io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
-      io_.get_executor()};
-  std::thread thread_;
+  test::IoThread io_;
   std::vector<std::unique_ptr<Peers>> peers_;
 };
 
@@ -335,8 +299,7 @@ TEST_F(SessionTest, DefaultProfilerReportsWhyItCannotSample) {
   ASSERT_TRUE(refused);
   EXPECT_EQ((*refused)["success"], false);
   EXPECT_EQ((*refused)["body"]["error"]["id"], 2008);
-  EXPECT_NE((*refused)["message"].get<std::string>().find(std::to_string(gone)),
-            std::string::npos);
+  EXPECT_NE((*refused)["message"].get<std::string>().find(std::to_string(gone)), std::string::npos);
 }
 
 TEST_F(SessionTest, ReverseRequestIsRenumberedAndTheAnswerMappedBack) {

@@ -14,24 +14,19 @@
 #include "adapter/options.hpp"
 #include "adapter/seq_map.hpp"
 #include "adapter/server.hpp"
-#include "fake_peer.hpp"
+#include "session_harness.hpp"
 
 namespace dapprof::adapter {
 namespace {
 
 using test::FakePeer;
+using test::socket_pair;
 
 class ChannelTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ::signal(SIGPIPE, SIG_IGN);
-    thread_ = std::thread([this] { io_.run(); });
-  }
   void TearDown() override {
-    work_.reset();
     if (channel_) asio::post(strand_, [c = channel_] { c->close(); });
     io_.stop();
-    thread_.join();
   }
 
   // Starts a channel on `fd`; messages and the close reason are collected for the test.
@@ -58,22 +53,13 @@ class ChannelTest : public ::testing::Test {
     return messages_;
   }
 
-  asio::io_context io_;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work_{
-      io_.get_executor()};
-  Channel::Executor strand_ = asio::make_strand(io_);
-  std::thread thread_;
+  test::IoThread io_;
+  Channel::Executor strand_ = asio::make_strand(io_.context());
   std::shared_ptr<Channel> channel_;
   std::mutex mutex_;
   std::vector<Json> messages_;
   std::promise<std::string> closed_;
 };
-
-std::pair<int, int> socket_pair() {
-  int fds[2];
-  EXPECT_EQ(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds), 0);
-  return {fds[0], fds[1]};
-}
 
 TEST_F(ChannelTest, DecodesCoalescedAndFragmentedFramesInOrder) {
   auto [ours, theirs] = socket_pair();
@@ -126,7 +112,7 @@ TEST_F(ChannelTest, PeerEofIsAnOrderlyClose) {
 }
 
 TEST_F(ChannelTest, TcpChannelSetsNoDelayAndHalfClosesAfterFlush) {
-  asio::ip::tcp::acceptor acceptor(io_, {asio::ip::make_address("127.0.0.1"), 0});
+  asio::ip::tcp::acceptor acceptor(io_.context(), {asio::ip::make_address("127.0.0.1"), 0});
   const auto port = acceptor.local_endpoint().port();
   int client = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};

@@ -24,12 +24,9 @@ DEBIAN_PYTHON = "/usr/bin/python3"
 sys.path.insert(0, str(ROOT / "client"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
+from binaries import dapprof_bin  # noqa: E402,F401 (used by the tests)
 
-def dapprof_bin() -> str:
-    path = os.environ.get("DAPPROF_BIN")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("set DAPPROF_BIN to the dapprof executable (ctest does this)")
-    return path
+
 
 
 def free_port() -> int:

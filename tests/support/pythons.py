@@ -75,6 +75,15 @@ def missing_versions() -> list[str]:
     return [f"{a}.{b}" for a, b in SUPPORTED if (a, b) not in have]
 
 
+def report_header() -> list[str]:
+    """pytest's report header lines: the interpreters tested, and the versions missing."""
+    lines = ["interpreters: " + ", ".join(i.label for i in interpreters())]
+    missing = missing_versions()
+    if missing:
+        lines.append("missing (their cases are skipped): " + ", ".join(missing))
+    return lines
+
+
 _DEBUGPY_ENV: str | None = None
 
 

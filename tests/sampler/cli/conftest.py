@@ -16,6 +16,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "support"))
+import binaries  # noqa: E402
 import pythons  # noqa: E402
 
 FIXTURE = HERE / "fixtures" / "busy.py"
@@ -31,10 +32,7 @@ def fixture_lines(marker: str) -> list[int]:
 
 @pytest.fixture(scope="session")
 def dapprof() -> str:
-    path = os.environ.get("DAPPROF_BIN")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("DAPPROF_BIN must name the built dapprof executable (ctest sets it)")
-    return path
+    return binaries.dapprof_bin()
 
 
 def read_line(stream, timeout: float) -> str:

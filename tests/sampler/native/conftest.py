@@ -13,18 +13,15 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "support"))
+import binaries  # noqa: E402
 import pythons  # noqa: E402
 
 FIXTURE = HERE / "fixtures" / "work.py"
 INTERPRETERS = pythons.interpreters()
-MISSING = pythons.missing_versions()
 
 
 def pytest_report_header(config):
-    lines = ["interpreters: " + ", ".join(i.label for i in INTERPRETERS)]
-    if MISSING:
-        lines.append("missing (their cases are skipped): " + ", ".join(MISSING))
-    return lines
+    return pythons.report_header()
 
 
 def is_static_debian(interp) -> bool:
@@ -35,10 +32,7 @@ def is_static_debian(interp) -> bool:
 
 @pytest.fixture(scope="session")
 def dapprof() -> str:
-    path = os.environ.get("DAPPROF_BIN")
-    if not path or not os.access(path, os.X_OK):
-        pytest.fail("DAPPROF_BIN must name the built dapprof executable (ctest sets it)")
-    return path
+    return binaries.dapprof_bin()
 
 
 def ext_dir(interp) -> Path:

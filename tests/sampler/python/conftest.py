@@ -14,10 +14,7 @@ MISSING = pythons.missing_versions()
 
 
 def pytest_report_header(config):
-    lines = ["interpreters: " + ", ".join(i.label for i in INTERPRETERS)]
-    if MISSING:
-        lines.append("missing (their cases are skipped): " + ", ".join(MISSING))
-    return lines
+    return pythons.report_header()
 
 
 @pytest.fixture(scope="session")
