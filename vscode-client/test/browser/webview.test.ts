@@ -1,18 +1,17 @@
-// The flame graph page in real headless Chromium: fed the synthetic stream, the stream of
-// dapprof's protocol encoder and a stream recorded from a live profiling session, checked on its tree model (against a naive aggregation done here),
-// on the pixels drawn at known nodes, and driven with real mouse and keyboard events.
-// Screenshots are written to build/screenshots/ for people to look at.
+// The flame graph page in real headless Chromium, fed the synthetic stream: checked on its tree
+// model (against a naive aggregation), on the pixels drawn at known nodes, and driven with real
+// mouse and keyboard events; its states, themes, a narrow panel and the webview's CSP.
+// (streams.test.ts feeds it the streams written by dapprof.) Screenshots are written to
+// build/screenshots/ for people to look at.
 import { Uri } from '../support/fake-vscode'; // first: panel.ts requires 'vscode'
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Page } from 'playwright-core';
-import type { ProfilingDataBody } from '../../src/model/protocol';
 import { webviewHtml } from '../../src/extension/panel';
 import { nodeRgb, parseColor } from '../../src/webview/theme';
 import { Harness, screenshotDir } from '../support/browser';
-import { clientRoot, readStream, referenceAggregate, RefNode } from '../support/reference';
+import { byNames, canvasWidth, feed, frames, modelByNames, near, nodeBox, pixel, post, tableCurrent, text } from '../support/page';
+import { readStream, referenceAggregate } from '../support/reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const h = new Harness();
@@ -24,134 +23,8 @@ after(async () => {
 });
 
 const SYNTH = readStream('synthetic-stream.jsonl');
-const ENCODER = readStream('encoder-stream.jsonl');
-const LIVE = readStream('live-stream.jsonl');
 const TOTAL = SYNTH.reduce((a, b) => a + b.sampleCount, 0);
-
-/** Reference tree keyed by paths of function names (names are unique in the synthetic stream). */
-function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all', hideDebugger = false): Map<string, RefNode> {
-  const ref = referenceAggregate(bodies, groupBy, { hideDebugger }).trees.get(thread)!;
-  const out = new Map<string, RefNode>();
-  for (const [path, v] of ref) {
-    const names = path === '' ? '' : path.split(' > ').map((k) => k.split('|')[0]).join(' > ');
-    const prev = out.get(names);
-    out.set(names, prev ? { total: prev.total + v.total, self: prev.self + v.self } : { ...v });
-  }
-  return out;
-}
 const REF = byNames(SYNTH, 'function');
-
-/** The page's current tree as name path -> [total, self], summed where a name path repeats (grouped by line, or the same name in several files). */
-async function modelByNames(page: Page): Promise<Map<string, [number, number]>> {
-  const model: Array<[string, number, number]> = await page.evaluate(() => {
-    const app = (window as any).__dapprof;
-    const out: Array<[string, number, number]> = [];
-    const walk = (n: any, p: string) => {
-      out.push([p, n.total, n.self]);
-      for (const c of n.children?.values() ?? []) {
-        const name = app.model.keyInfo(app.groupBy, c.key).function;
-        walk(c, p === '' ? name : `${p} > ${name}`);
-      }
-    };
-    walk(app.graph.tree.root, '');
-    return out;
-  });
-  const got = new Map<string, [number, number]>();
-  for (const [p, t, s] of model) {
-    const g = got.get(p) ?? [0, 0];
-    got.set(p, [g[0] + t, g[1] + s]);
-  }
-  return got;
-}
-
-async function frames(page: Page, n = 2): Promise<void> {
-  await page.evaluate(
-    (count) =>
-      new Promise<void>((resolve) => {
-        let left = count;
-        const tick = () => (--left <= 0 ? resolve() : requestAnimationFrame(tick));
-        requestAnimationFrame(tick);
-      }),
-    n,
-  );
-}
-
-async function post(page: Page, messages: unknown[]): Promise<void> {
-  await page.evaluate((ms) => {
-    for (const m of ms) window.postMessage(m, '*');
-  }, messages);
-}
-
-async function feed(page: Page, bodies: ProfilingDataBody[]): Promise<void> {
-  const before = await page.evaluate(() => (window as any).__dapprof.model.totals.batches as number);
-  await post(
-    page,
-    bodies.map((body) => ({ type: 'data', body })),
-  );
-  await page.waitForFunction((n) => (window as any).__dapprof.model.totals.batches === n, before + bodies.length);
-  await frames(page);
-}
-
-interface NodeBox {
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-  total: number;
-  self: number;
-  /** page coordinates of the canvas origin */
-  cx: number;
-  cy: number;
-}
-
-/** Where the node at a path of function names is drawn, from the page's layout. */
-async function nodeBox(page: Page, names: string[]): Promise<NodeBox | null> {
-  return page.evaluate((path) => {
-    const app = (window as any).__dapprof;
-    let n = app.graph.tree.root;
-    for (const name of path) {
-      n = [...(n.children?.values() ?? [])].find((c: any) => app.model.keyInfo(app.groupBy, c.key).function === name);
-      if (!n) return null;
-    }
-    const r = app.graph.rectOf(n);
-    if (!r) return null;
-    const c = app.graph.canvas.getBoundingClientRect();
-    return { ...r, total: n.total, self: n.self, cx: c.left, cy: c.top };
-  }, names);
-}
-
-/** The colour drawn on the canvas at a CSS pixel of it. */
-async function pixel(page: Page, x: number, y: number): Promise<[number, number, number]> {
-  return page.evaluate(
-    ([px, py]) => {
-      const canvas = (window as any).__dapprof.graph.canvas as HTMLCanvasElement;
-      const dpr = canvas.width / canvas.getBoundingClientRect().width;
-      const d = canvas.getContext('2d')!.getImageData(Math.floor(px * dpr), Math.floor(py * dpr), 1, 1).data;
-      return [d[0], d[1], d[2]] as [number, number, number];
-    },
-    [x, y],
-  );
-}
-
-function near(actual: number[], expected: number[], tol = 2): boolean {
-  return actual.every((v, i) => Math.abs(v - expected[i]) <= tol);
-}
-
-async function canvasWidth(page: Page): Promise<number> {
-  return page.evaluate(() => (window as any).__dapprof.graph.canvas.getBoundingClientRect().width as number);
-}
-
-/** Waits until the table shows the model's latest data (it is refreshed at most 4 times a second while live). */
-async function tableCurrent(page: Page): Promise<void> {
-  await page.waitForFunction(() => {
-    const app = (window as any).__dapprof;
-    return app.tableKey.startsWith(`${app.model.version}:`);
-  });
-}
-
-async function text(page: Page, selector: string): Promise<string> {
-  return (await page.textContent(selector)) ?? '';
-}
 
 test('starts idle, announces itself ready, and waits for data when a run starts', async () => {
   const page = await h.open();
@@ -509,142 +382,6 @@ test('dark theme: VS Code colours, readable text, a screenshot', async () => {
   await page.mouse.move(b.cx + b.x + b.w / 2, b.cy + b.y + b.h / 2);
   await page.waitForSelector('#tooltip:not([hidden])');
   await page.screenshot({ path: join(screenshotDir, 'flamegraph-dark.png') });
-  await page.close();
-});
-
-test("the stream of dapprof's protocol encoder: deep stacks, native frames, non-ASCII names", async () => {
-  const page = await h.open();
-  await post(page, [{ type: 'run', run: { session: 'encoder stream' } }]);
-  await feed(page, ENCODER);
-  const total = ENCODER.reduce((a, b) => a + b.sampleCount, 0);
-  const ref = byNames(ENCODER, 'line');
-  await page.selectOption('#group', 'line');
-  await page.waitForFunction(() => (window as any).__dapprof.groupBy === 'line');
-  await frames(page);
-  // Names repeat on several lines here, so compare summed per name path.
-  const got = await modelByNames(page);
-  assert.equal(got.get('')![0], total);
-  assert.equal(got.size, ref.size);
-  for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], p);
-  // The widest depth-1 node is drawn in its colour.
-  const top = await page.evaluate(() => {
-    const app = (window as any).__dapprof;
-    const kids = [...app.graph.tree.root.children.values()].sort((a: any, b: any) => b.total - a.total);
-    const info = app.model.keyInfo('line', kids[0].key);
-    const r = app.graph.rectOf(kids[0]);
-    return { name: info.function, native: info.native, x: r.x, w: r.w };
-  });
-  assert.deepEqual(await pixel(page, top.x + top.w - 2, 19), nodeRgb(top.name, top.native, 'light'));
-  await tableCurrent(page);
-  const names = await page.$$eval('#table tbody .name', (n) => n.map((x) => x.textContent ?? ''));
-  assert.ok(names.some((n) => /[^\x00-\x7f]/.test(n)), 'non-ASCII names shown');
-  assert.match(await text(page, '#stats'), /dropped/);
-  await page.screenshot({ path: join(screenshotDir, 'flamegraph-encoder-stream.png') });
-  assert.deepEqual(h.pageErrors, []);
-  await page.close();
-});
-
-/** 1-based first and last line of a top-level function of test/fixtures/live-app.py. */
-function liveAppLines(name: string): [number, number] {
-  const src = readFileSync(join(clientRoot, 'test', 'fixtures', 'live-app.py'), 'utf8').split('\n');
-  const start = src.findIndex((l) => l.startsWith(`def ${name}(`));
-  assert.ok(start >= 0, `live-app.py defines ${name}`);
-  let end = start + 1;
-  while (end < src.length && (src[end] === '' || src[end].startsWith(' '))) end++;
-  while (src[end - 1] === '') end--;
-  return [start + 1, end];
-}
-
-test('a stream recorded from live profiling under debugpy: model, pixels, hover, thread filter', async () => {
-  const page = await h.open();
-  await post(page, [{ type: 'run', run: { session: 'live-app.py', rate: 100 } }]);
-  await feed(page, LIVE);
-  const total = LIVE.reduce((a, b) => a + b.sampleCount, 0);
-  assert.ok(total >= 100, `the recording holds ${total} samples`);
-  // The tree equals the naive aggregation, per name path, in both groupings: first without the
-  // debugger's frames (the default), then with them after a click on "Hide debugger", then
-  // without them again.
-  assert.equal(await page.isChecked('#hide-debugger'), true, 'the debugger is hidden by default');
-  for (const hide of [true, false, true]) {
-    if ((await page.isChecked('#hide-debugger')) !== hide) await page.click('#hide-debugger');
-    await page.waitForFunction((v) => (window as any).__dapprof.hideDebugger === v, hide);
-    for (const groupBy of ['line', 'function'] as const) {
-      await page.selectOption('#group', groupBy);
-      await page.waitForFunction((g) => (window as any).__dapprof.groupBy === g, groupBy);
-      await frames(page);
-      const got = await modelByNames(page);
-      const ref = byNames(LIVE, groupBy, 'all', hide);
-      assert.equal(got.size, ref.size, `${groupBy}, debugger ${hide ? 'hidden' : 'shown'}`);
-      for (const [p, v] of ref) assert.deepEqual(got.get(p), [v.total, v.self], `${groupBy}, debugger ${hide ? 'hidden' : 'shown'}: ${p}`);
-      // Shown, the stacks start in runpy and pydevd's thread wrapper; hidden, in the program's
-      // module, threading's bootstrap, or the one node of the debugger's own samples.
-      const roots = [...got.keys()].filter((k) => k !== '' && !k.includes(' > ')).sort();
-      assert.deepEqual(roots, hide ? ['(debugger)', '<module>', 'Thread._bootstrap'] : ['_NewThreadStartupWithTrace.__call__', '_run_module_as_main'], `roots: ${roots}`);
-    }
-    assert.equal(await page.evaluate(() => (window as any).__state?.hideDebugger), hide, 'the choice is kept in the webview state');
-  }
-  await frames(page);
-
-  // The program's own functions, in the recorded file at lines inside their definitions; the
-  // main thread's and the hasher's.
-  const found: Record<string, { file: string; line: number; total: number; x: number; y: number; w: number; h: number; cx: number; cy: number }> = await page.evaluate(() => {
-    const app = (window as any).__dapprof;
-    const out: Record<string, any> = {};
-    const c = app.graph.canvas.getBoundingClientRect();
-    const walk = (n: any) => {
-      for (const k of n.children?.values() ?? []) {
-        const info = app.model.keyInfo('function', k.key);
-        if (info.file.endsWith('/live-app.py') && (!out[info.function] || out[info.function].total < k.total)) {
-          const r = app.graph.rectOf(k);
-          out[info.function] = { file: info.file, line: info.line, total: k.total, ...r, cx: c.left, cy: c.top };
-        }
-        walk(k);
-      }
-    };
-    walk(app.graph.tree.root);
-    return out;
-  });
-  for (const fn of ['main', 'run_batches', 'checksum', 'hash_blocks', 'digest']) {
-    assert.ok(found[fn], `${fn} is in the recorded profile`);
-    const [first, last] = liveAppLines(fn);
-    assert.ok(found[fn].line >= first && found[fn].line <= last, `${fn}: line ${found[fn].line} in ${first}-${last}`);
-    assert.equal(basename(found[fn].file), 'live-app.py');
-  }
-  assert.ok(found.run_batches.total <= found.main.total);
-  // The widest node of run_batches is drawn in its colour, away from its label.
-  const rb = found.run_batches;
-  assert.ok(rb.w > 6, 'run_batches is wide enough to read a pixel from');
-  assert.deepEqual(await pixel(page, rb.x + rb.w - 3, rb.y + 1), nodeRgb('run_batches', false, 'light'));
-  // Hover: its function and file:line.
-  await page.mouse.move(rb.cx + rb.x + rb.w / 2, rb.cy + rb.y + rb.h / 2);
-  await page.waitForSelector('#tooltip:not([hidden])');
-  assert.equal(await text(page, '#tooltip .fn'), 'run_batches');
-  assert.equal(await text(page, '#tooltip .loc'), `${rb.file}:${rb.line}`);
-  await page.screenshot({ path: join(screenshotDir, 'flamegraph-live-stream.png') });
-
-  // The thread selector names the recorded threads; the hasher alone has no main().
-  const options = await page.$$eval('#thread option', (o) => o.map((x) => x.textContent ?? ''));
-  assert.ok(options.some((o) => o.startsWith('MainThread (')), options.join(' | '));
-  const hasher = options.findIndex((o) => o.startsWith('hasher ('));
-  assert.ok(hasher > 0, options.join(' | '));
-  await page.selectOption('#thread', { index: hasher });
-  await page.waitForFunction(() => (window as any).__dapprof.thread !== undefined);
-  await frames(page);
-  const names: string[] = await page.evaluate(() => {
-    const app = (window as any).__dapprof;
-    const out: string[] = [];
-    const walk = (n: any) => {
-      for (const k of n.children?.values() ?? []) {
-        out.push(app.model.keyInfo('function', k.key).function);
-        walk(k);
-      }
-    };
-    walk(app.graph.tree.root);
-    return out;
-  });
-  assert.ok(names.includes('hash_blocks') && names.includes('digest'));
-  assert.ok(!names.includes('run_batches') && !names.includes('checksum'));
-  assert.deepEqual(h.pageErrors, []);
   await page.close();
 });
 

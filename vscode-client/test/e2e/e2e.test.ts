@@ -22,10 +22,11 @@ import { createServer } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { nodeRgb } from '../../src/webview/theme';
 import { launchChromium } from '../support/chromium';
 import { CodeServer, pngPixel, sleep } from './code-server';
+import { FlameView, waitForListening, Workbench } from './workbench';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -95,7 +96,8 @@ let decoder: Page;
 let shot = 0;
 /** Set when a step fails: the later ones depend on it and are skipped. */
 let broken = '';
-let flame: Frame | undefined;
+let wb: Workbench;
+let flame: FlameView | undefined;
 const t0 = Date.now();
 /** Progress on stderr, with the time since the start: where the time goes on a slow machine. */
 function note(what: string): void {
@@ -123,148 +125,18 @@ async function step(t: TestContext, name: string, body: () => Promise<void>): Pr
   }
 }
 
-const toolbarButton = (label: string) => page.locator(`.debug-toolbar .action-label[aria-label^="${label}"]`);
-
-async function notifications(): Promise<string[]> {
-  return page.$$eval('.notifications-toasts .notification-list-item', (els) => els.map((e) => e.textContent ?? ''));
-}
-
-/** The flame graph page: the webview's inner frame, where the extension's script defines __dapprof. */
-async function flameFrame(): Promise<Frame> {
-  const deadline = Date.now() + STEP;
-  while (Date.now() < deadline) {
-    for (const f of page.frames()) {
-      if (f.isDetached()) continue;
-      const ok = await f.evaluate(() => typeof (window as any).__dapprof === 'object').catch(() => false);
-      if (ok) return f;
-    }
-    await sleep(250);
-  }
-  throw new Error('the flame graph webview did not load');
-}
-
-interface NodeInfo {
-  function: string;
-  file: string;
-  line: number;
-  total: number;
-  /** canvas-relative rectangle */
-  x: number;
-  y: number;
-  w: number;
-  h: number;
-}
-
-/**
- * Nodes of the fixture's code and where they are drawn, all read at one instant (data keeps
- * arriving): for each path, the widest node of the function `path[0]` of app.py anywhere in the
- * tree (below debugpy's and runpy's frames), then its children named by the rest of the path.
- */
-async function nodes(...paths: string[][]): Promise<Array<NodeInfo | null>> {
-  return flame!.evaluate(
-    ([paths, file]) => {
-      const app = (window as any).__dapprof;
-      const info = (n: any) => app.model.keyInfo(app.groupBy, n.key);
-      return paths.map((path) => {
-        let best: any = null;
-        const stack = [app.graph.tree?.root];
-        while (stack.length) {
-          const n = stack.pop();
-          if (!n) continue;
-          if (n.parent && info(n).function === path[0] && info(n).file === file && (!best || n.total > best.total)) best = n;
-          for (const c of n.children?.values() ?? []) stack.push(c);
-        }
-        let n = best;
-        for (const name of path.slice(1)) {
-          n = [...(n?.children?.values() ?? [])].find((c: any) => info(c).function === name && info(c).file === file);
-          if (!n) return null;
-        }
-        const r = n && app.graph.rectOf(n);
-        if (!r) return null;
-        return { function: info(n).function, file: info(n).file, line: info(n).line, total: n.total, ...r };
-      });
-    },
-    [paths, program] as const,
-  );
-}
-
-async function node(path: string[]): Promise<NodeInfo | null> {
-  return (await nodes(path))[0];
-}
-
-/** Page coordinates of the canvas's top left corner (through both webview iframes). */
-async function canvasOrigin(): Promise<{ x: number; y: number }> {
-  const box = await flame!.locator('#flame').boundingBox();
-  assert.ok(box, 'the flame graph canvas is laid out');
-  return { x: box.x, y: box.y };
-}
-
-/** Colour of a canvas pixel (CSS px), read back from the canvas. */
-async function canvasPixel(x: number, y: number): Promise<[number, number, number]> {
-  return flame!.evaluate(
-    ([px, py]) => {
-      const canvas = (window as any).__dapprof.graph.canvas as HTMLCanvasElement;
-      const dpr = canvas.width / canvas.getBoundingClientRect().width;
-      const d = canvas.getContext('2d')!.getImageData(Math.floor(px * dpr), Math.floor(py * dpr), 1, 1).data;
-      return [d[0], d[1], d[2]] as [number, number, number];
-    },
-    [x, y] as const,
-  );
-}
-
-/** Runs a command from the command palette, by its title. */
-async function runCommand(title: string): Promise<void> {
-  await page.keyboard.press('Control+Shift+p');
-  const input = page.locator('.quick-input-widget input');
-  await input.waitFor();
-  await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
-}
-
 /**
  * Start Profiling in the toolbar, until the flame graph holds samples of each named function of
  * `file`; a screenshot; then Stop Profiling, until the panel shows the run stopped.
  */
 async function profileUntil(file: string, names: string[], minSamples: number, shot: string): Promise<void> {
-  await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
-  await toolbarButton('Start Profiling').click();
-  flame = await flameFrame();
-  await waitForFunctions(file, names, minSamples);
+  await wb.toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+  await wb.toolbarButton('Start Profiling').click();
+  flame = await wb.flame(program, STEP);
+  await flame!.waitForFunctions(file, names, minSamples, LONG);
   await screenshot(shot);
-  await toolbarButton('Stop Profiling').click();
-  await flame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
-}
-
-/** Waits until something listens on 127.0.0.1:port, as /proc/net/tcp shows (without connecting). */
-async function waitForListening(port: number): Promise<void> {
-  const entry = new RegExp(`^\\s*\\d+: 0100007F:${port.toString(16).toUpperCase().padStart(4, '0')} 00000000:0000 0A `, 'm');
-  for (let i = 0; !entry.test(readFileSync('/proc/net/tcp', 'utf8')); i++) {
-    assert.ok(i < 150, `nothing listens on 127.0.0.1:${port}`);
-    await sleep(200);
-  }
-}
-
-/** Starts a launch configuration of the workspace by its name. */
-async function startConfiguration(name: string): Promise<void> {
-  await runCommand('Debug: Select and Start Debugging');
-  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first().waitFor();
-  await page.keyboard.type(name);
-  await page.keyboard.press('Enter');
-}
-
-/** Waits until the live flame graph holds samples of each named function of `file`. */
-async function waitForFunctions(file: string, names: string[], minSamples: number): Promise<void> {
-  await flame!.waitForFunction(
-    ([file, names, min]) => {
-      const app = (window as any).__dapprof;
-      const seen = new Set<string>();
-      app.model.funcs.forEach((f: any) => f.file === file && seen.add(f.function));
-      return app.state === 'live' && names.every((n) => seen.has(n)) && app.model.totals.sampleCount >= min;
-    },
-    [file, names, minSamples] as const,
-    { timeout: LONG, polling: 250 },
-  );
+  await wb.toolbarButton('Stop Profiling').click();
+  await flame.waitForState('Stopped');
 }
 
 before(async () => {
@@ -359,6 +231,7 @@ before(async () => {
   browser = await launchChromium(CHROMIUM, join(RUN_DIR, 'chromium'));
   decoder = await browser.newPage();
   page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
+  wb = new Workbench(page);
   page.setDefaultTimeout(STEP);
   await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
   await page.waitForSelector('.monaco-workbench .statusbar', { timeout: LONG });
@@ -407,10 +280,10 @@ test('F5 starts the dapprof session; the debug toolbar offers Start Profiling', 
   await step(t, 'F5', async () => {
     await page.keyboard.press('F5');
     await page.waitForSelector('.debug-toolbar', { timeout: LONG });
-    await toolbarButton('Start Profiling').waitFor({ timeout: LONG });
-    assert.equal(await toolbarButton('Stop Profiling').count(), 0);
+    await wb.toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    assert.equal(await wb.toolbarButton('Stop Profiling').count(), 0);
     // The debuggee is running, not paused.
-    await toolbarButton('Pause').waitFor();
+    await wb.toolbarButton('Pause').waitFor();
     await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Running")');
     await screenshot('session-started');
   });
@@ -418,21 +291,21 @@ test('F5 starts the dapprof session; the debug toolbar offers Start Profiling', 
 
 test('Start Profiling in the toolbar fills the flame graph with the fixture functions', async (t) => {
   await step(t, 'start-profiling', async () => {
-    await toolbarButton('Start Profiling').click();
+    await wb.toolbarButton('Start Profiling').click();
     // Either the flame graph panel opens, or the extension reports why profiling cannot start.
     const outcome = await Promise.race([
       page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG }).then(() => 'panel'),
       page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG }).then(() => 'error'),
     ]);
-    if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await notifications()).join(' | ')}`);
-    flame = await flameFrame();
+    if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await wb.notifications()).join(' | ')}`);
+    flame = await wb.flame(program, STEP);
     // Samples of the program's own functions arrive: main > work > fibonacci / checksum.
-    await waitForFunctions(program, ['main', 'work', 'fibonacci', 'checksum'], 50);
-    await toolbarButton('Stop Profiling').waitFor();
-    assert.equal(await toolbarButton('Start Profiling').count(), 0);
+    await flame!.waitForFunctions(program, ['main', 'work', 'fibonacci', 'checksum'], 50, LONG);
+    await wb.toolbarButton('Stop Profiling').waitFor();
+    assert.equal(await wb.toolbarButton('Start Profiling').count(), 0);
     // The header and the status bar show it once drawn: the page draws on an animation frame and
     // the status bar follows the extension's own updates, both after the model has the data.
-    await flame.waitForFunction(
+    await flame.frame.waitForFunction(
       () =>
         document.getElementById('state')?.textContent === 'Live' &&
         /^[\d,]+ samples · [\d.]+ samples\/s over /.test(document.getElementById('stats')?.textContent ?? ''),
@@ -441,7 +314,7 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
     );
     await page.locator('.statusbar-item:has(.codicon-flame)').filter({ hasText: /[\d,]+ samples · 100 Hz/ }).first().waitFor({ timeout: LONG });
 
-    const [work, fib, sum] = await nodes(['main', 'work'], ['main', 'work', 'fibonacci'], ['main', 'work', 'checksum']);
+    const [work, fib, sum] = await flame!.nodes(['main', 'work'], ['main', 'work', 'fibonacci'], ['main', 'work', 'checksum']);
     assert.ok(work, 'main > work is drawn');
     assert.equal(work.file, program);
     const [ws, we] = functionLines('work');
@@ -449,7 +322,7 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
     assert.ok(fib && sum, 'work calls fibonacci and checksum');
     assert.ok(fib.total + sum.total <= work.total);
     // The model's tree is consistent: a child is never bigger than its parent, the root sums its children.
-    const consistent = await flame.evaluate(() => {
+    const consistent = await flame.frame.evaluate(() => {
       const app = (window as any).__dapprof;
       const walk = (n: any): boolean => {
         let sum = n.self;
@@ -464,21 +337,21 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
     assert.ok(consistent, 'every node total is its own samples plus its children');
 
     // Pixels: the node is drawn in its function's colour, on the canvas and on the screen.
-    const kind = await flame.evaluate(() => (window as any).__dapprof.graph.palette.kind);
+    const kind = await flame.frame.evaluate(() => (window as any).__dapprof.graph.palette.kind);
     const expected = nodeRgb('work', false, kind);
     // Batches keep arriving and may move the node between reading the layout and taking the
     // screenshot: a few attempts, each comparing one drawn frame's canvas and screen.
     let last = '';
     for (let attempt = 0; ; attempt++) {
-      await flame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
-      const now = (await node(['main', 'work']))!;
+      await flame.frame.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+      const now = (await flame!.node(['main', 'work']))!;
       // Away from the label (which starts 3 px in and is centred vertically).
       const px = now.x + 2, py = now.y + 1;
-      const drawn = await canvasPixel(px, py);
-      const origin = await canvasOrigin();
+      const drawn = await flame!.pixel(px, py);
+      const origin = await flame!.origin();
       const png = await screenshot('profiling-live');
       const screen = await pngPixel(decoder, png, origin.x + px, origin.y + py);
-      const unchanged = (await node(['main', 'work']))!;
+      const unchanged = (await flame!.node(['main', 'work']))!;
       const ok = drawn.every((v, i) => v === expected[i]) && screen.every((v, i) => Math.abs(v - expected[i]) <= 2);
       if (ok) break;
       last = `canvas ${drawn}, screen ${screen}, expected ${expected}, node moved: ${unchanged.x !== now.x || unchanged.y !== now.y}`;
@@ -491,22 +364,22 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
 test('hovering a node shows function and file:line; its open-source link opens the file at that line', async (t) => {
   await step(t, 'hover-open-source', async () => {
     const path = ['main', 'work', 'fibonacci'];
-    const n = (await node(path))!;
-    const origin = await canvasOrigin();
+    const n = (await flame!.node(path))!;
+    const origin = await flame!.origin();
     await page.mouse.move(origin.x + n.x + Math.min(n.w / 2, 40), origin.y + n.y + n.h / 2);
-    await flame!.waitForSelector('#tooltip:not([hidden])');
-    assert.equal(await flame!.textContent('#tooltip .fn'), 'fibonacci');
-    const loc = (await flame!.textContent('#tooltip .loc')) ?? '';
+    await flame!.frame.waitForSelector('#tooltip:not([hidden])');
+    assert.equal(await flame!.frame.textContent('#tooltip .fn'), 'fibonacci');
+    const loc = (await flame!.frame.textContent('#tooltip .loc')) ?? '';
     assert.ok(loc.startsWith(`${program}:`), `the tooltip names the file and line: ${loc}`);
     const line = Number(loc.slice(program.length + 1));
-    assert.match(await flame!.textContent('#tooltip .samples') ?? '', /^[\d,]+ samples · [\d.]+% of total · [\d.]+% of parent$/);
+    assert.match(await flame!.frame.textContent('#tooltip .samples') ?? '', /^[\d,]+ samples · [\d.]+% of total · [\d.]+% of parent$/);
     const [fs, fe] = functionLines('fibonacci');
     assert.ok(line >= fs && line <= fe, `fibonacci's line ${line} is in ${fs}-${fe}`);
     await screenshot('hover-tooltip');
 
     // A click zooms into the node; the bar below the graph then links to its source.
     await page.mouse.click(origin.x + n.x + Math.min(n.w / 2, 40), origin.y + n.y + n.h / 2);
-    const link = flame!.locator('#details a.open-source');
+    const link = flame!.frame.locator('#details a.open-source');
     await link.waitFor();
     assert.equal(await link.textContent(), `${program}:${line}`);
     // As long as a person's click, while batches keep redrawing the panel.
@@ -520,19 +393,19 @@ test('hovering a node shows function and file:line; its open-source link opens t
 
 test('Stop Profiling shows the summary', async (t) => {
   await step(t, 'stop-profiling', async () => {
-    await toolbarButton('Stop Profiling').click();
-    await flame!.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped');
-    const stats = (await flame!.textContent('#stats')) ?? '';
+    await wb.toolbarButton('Stop Profiling').click();
+    await flame!.waitForState('Stopped');
+    const stats = (await flame!.frame.textContent('#stats')) ?? '';
     const m = /^([\d,]+) samples in ([\d.]+) s/.exec(stats);
     assert.ok(m, `summary: ${stats}`);
     const count = Number(m[1].replace(/,/g, ''));
     assert.ok(count >= 50 && Number(m[2]) > 0, stats);
-    assert.ok(await flame!.$eval('#stats', (e) => e.scrollWidth <= e.clientWidth), 'the summary is not cut off in the panel beside the editor');
+    assert.ok(await flame!.frame.$eval('#stats', (e) => e.scrollWidth <= e.clientWidth), 'the summary is not cut off in the panel beside the editor');
     const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'Profiling stopped' });
     await toast.waitFor();
     assert.match((await toast.textContent()) ?? '', new RegExp(`Profiling stopped: ${m[1]} samples in `));
-    await toolbarButton('Start Profiling').waitFor();
-    assert.equal(await toolbarButton('Stop Profiling').count(), 0);
+    await wb.toolbarButton('Start Profiling').waitFor();
+    assert.equal(await wb.toolbarButton('Stop Profiling').count(), 0);
     await screenshot('profiling-stopped');
   });
 });
@@ -541,9 +414,9 @@ let stoppedSamples = 0;
 
 test('Export Profile… saves a speedscope file of the run and opens it', async (t) => {
   await step(t, 'export', async () => {
-    const stats = (await flame!.textContent('#stats')) ?? '';
+    const stats = (await flame!.frame.textContent('#stats')) ?? '';
     stoppedSamples = Number(/^([\d,]+) samples/.exec(stats)![1].replace(/,/g, ''));
-    await runCommand('dapprof: Export Profile…');
+    await wb.runCommand('dapprof: Export Profile…');
     // The format, then the save dialog (VS Code's own, a path in the quick input).
     await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'speedscope' }).first().waitFor();
     await page.keyboard.type('speedscope');
@@ -576,17 +449,17 @@ test("a refused Start Profiling shows the adapter's message, once", async (t) =>
     try {
       // The workbench reads the file when it changes; give it that time before the click.
       await sleep(2000);
-      await toolbarButton('Start Profiling').click();
+      await wb.toolbarButton('Start Profiling').click();
       const toast = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: 'nonblocking' });
       await toast.first().waitFor();
       await sleep(1000); // a second notification of the same failure would be there by now
-      const shown = (await notifications()).filter((n) => /nonblocking/.test(n));
+      const shown = (await wb.notifications()).filter((n) => /nonblocking/.test(n));
       assert.equal(shown.length, 1, `one notification: ${shown.join(' | ')}`);
       assert.match(shown[0], /'native' and 'nonblocking' cannot both be true/);
       await screenshot('start-refused');
       // The session can still be profiled: the buttons are back as they were.
-      await toolbarButton('Start Profiling').waitFor();
-      assert.equal(await toolbarButton('Stop Profiling').count(), 0);
+      await wb.toolbarButton('Start Profiling').waitFor();
+      assert.equal(await wb.toolbarButton('Stop Profiling').count(), 0);
       await toast.first().hover();
       await toast.first().locator('.codicon-notifications-clear').click();
       await toast.first().waitFor({ state: 'detached' });
@@ -599,16 +472,16 @@ test("a refused Start Profiling shows the adapter's message, once", async (t) =>
 test('the breakpoint still stops the program; Continue lets it finish', async (t) => {
   await step(t, 'breakpoint-hit', async () => {
     writeFileSync(flag, 'go\n');
-    await toolbarButton('Continue').waitFor({ timeout: LONG });
+    await wb.toolbarButton('Continue').waitFor({ timeout: LONG });
     const top = page.locator('.debug-call-stack .monaco-list-row').filter({ hasText: 'checkpoint' }).first();
     await top.waitFor();
     assert.match((await top.textContent()) ?? '', new RegExp(`app\\.py\\s*${breakpointLine}:`));
     await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Paused on breakpoint")');
     await page.waitForFunction((l) => document.getElementById('status.editor.selection')?.textContent?.startsWith(`Ln ${l},`), breakpointLine);
     await screenshot('breakpoint-hit');
-    await toolbarButton('Continue').click();
+    await wb.toolbarButton('Continue').click();
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
-    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
     await screenshot('session-ended');
   });
@@ -616,7 +489,7 @@ test('the breakpoint still stops the program; Continue lets it finish', async (t
 
 test('a child process gets a session of its own through dapprof, and can be profiled', async (t) => {
   await step(t, 'child-process', async () => {
-    await startConfiguration('spawner.py (dapprof)');
+    await wb.startConfiguration('spawner.py (dapprof)');
     await page.waitForSelector('.debug-toolbar', { timeout: LONG });
     // debugpy announces the child; the extension starts its session, shown under the parent's.
     const child = page.locator('.debug-call-stack .monaco-list-row').filter({ hasText: /^\s*Subprocess \d+/ });
@@ -629,7 +502,7 @@ test('a child process gets a session of its own through dapprof, and can be prof
     await profileUntil(spawner, ['child_main', 'child_work'], 20, 'child-profiling');
     // Only the child's code: the parent waits in Popen.wait, which never calls child_work, and
     // its own main is not in this profile.
-    const parentFns = await flame!.evaluate((file) => {
+    const parentFns = await flame!.frame.evaluate((file) => {
       const app = (window as any).__dapprof;
       const out: string[] = [];
       app.model.funcs.forEach((f: any) => f.file === file && f.function === 'parent_main' && out.push(f.function));
@@ -639,7 +512,7 @@ test('a child process gets a session of its own through dapprof, and can be prof
     // The child finishes, then the parent; the sessions end with them.
     writeFileSync(childFlag, 'go\n');
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
-    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
   });
 });
@@ -651,10 +524,10 @@ test('an attach configuration with connect reaches a program started with debugp
     const exited = new Promise<number | null>((resolve) => listening!.on('exit', (code) => resolve(code)));
     // Not probed by connecting: debugpy's adapter takes one client, and a probe would be it.
     await waitForListening(listenPort);
-    await startConfiguration('attach to debugpy --listen (dapprof)');
+    await wb.startConfiguration('attach to debugpy --listen (dapprof)');
     await profileUntil(program, ['main', 'work', 'fibonacci'], 20, 'attach-profiling');
     // Disconnecting leaves the program running; it ends when told to.
-    await toolbarButton('Disconnect').click();
+    await wb.toolbarButton('Disconnect').click();
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
     writeFileSync(attachFlag, 'go\n');
     // The breakpoint set earlier in app.py is gone with the session: the program just finishes.
@@ -662,7 +535,7 @@ test('an attach configuration with connect reaches a program started with debugp
     const code = await Promise.race([exited, new Promise((r) => (timer = setTimeout(() => r('timeout'), STEP)))]);
     clearTimeout(timer);
     assert.equal(code, 0, 'the program ran to its end after the debugger disconnected');
-    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
   });
 });
@@ -671,16 +544,16 @@ test('a configuration with debugServer reaches dapprof serve, and profiles', asy
   await step(t, 'debug-server', async () => {
     serving = spawn(DAPPROF_BIN, ['serve', '--listen', `127.0.0.1:${servePort}`, '--python', '/usr/bin/python3', '--log-level', 'warn'], { stdio: 'ignore' });
     await waitForListening(servePort);
-    await startConfiguration('app.py through dapprof serve');
+    await wb.startConfiguration('app.py through dapprof serve');
     await profileUntil(program, ['main', 'work', 'fibonacci'], 20, 'debug-server-profiling');
     // The breakpoint set with F9 is still there: the program stops at it once told to go on.
     writeFileSync(serveFlag, 'go\n');
     await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Paused on breakpoint")', { timeout: LONG });
-    await toolbarButton('Continue').click();
+    await wb.toolbarButton('Continue').click();
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
     // The server goes on serving after its session ended.
     assert.equal(serving.exitCode, null, 'dapprof serve still runs');
-    const errors = (await notifications()).filter((n) => /error|could not|failed/i.test(n));
+    const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
   });
 });
