@@ -6,20 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { nodeRgb } from '../../src/webview/theme';
-import { Harness, screenshotDir } from '../support/browser';
+import { harnessForFile, screenshotDir } from '../support/browser';
 import { byNames, feed, frames, modelByNames, pixel, post, tableCurrent, text } from '../support/page';
 import { clientRoot, readStream } from '../support/reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const h = new Harness();
-before(async () => {
-  await h.start();
-});
-after(async () => {
-  await h.stop();
-});
+const h = harnessForFile();
 
 const ENCODER = readStream('encoder-stream.jsonl');
 const LIVE = readStream('live-stream.jsonl');

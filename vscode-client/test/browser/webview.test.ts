@@ -6,21 +6,15 @@
 import { Uri } from '../support/fake-vscode'; // first: panel.ts requires 'vscode'
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { webviewHtml } from '../../src/extension/panel';
 import { nodeRgb, parseColor } from '../../src/webview/theme';
-import { Harness, screenshotDir } from '../support/browser';
+import { harnessForFile, screenshotDir } from '../support/browser';
 import { byNames, canvasWidth, feed, frames, modelByNames, near, nodeBox, pixel, post, tableCurrent, text } from '../support/page';
 import { readStream, referenceAggregate } from '../support/reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-const h = new Harness();
-before(async () => {
-  await h.start();
-});
-after(async () => {
-  await h.stop();
-});
+const h = harnessForFile();
 
 const SYNTH = readStream('synthetic-stream.jsonl');
 const TOTAL = SYNTH.reduce((a, b) => a + b.sampleCount, 0);

@@ -7,6 +7,7 @@ import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from './chromium';
 import { clientRoot } from './reference';
@@ -148,4 +149,12 @@ export class Harness {
     await new Promise((r) => this.server?.close(r));
     if (this.home) rmSync(this.home, { recursive: true, force: true });
   }
+}
+
+/** A harness started before the tests of the calling file and stopped after them. */
+export function harnessForFile(): Harness {
+  const h = new Harness();
+  before(() => h.start());
+  after(() => h.stop());
+  return h;
 }
