@@ -83,12 +83,14 @@ export function toCpuProfile(model: ProfileModel, opts: ExportOptions = {}): obj
     return id;
   };
   walk(model.all.lineTree.root);
+  // Sample i is taken at i intervals and lasts until the next one (the last until endTime), as
+  // DevTools and VS Code's viewer read a profile: so each sample counts one interval.
   const intervalUs = Math.round((opts.sampleIntervalMs ?? 10) * 1000);
   return {
     nodes,
     startTime: 0,
     endTime: samples.length * intervalUs,
     samples,
-    timeDeltas: samples.map(() => intervalUs),
+    timeDeltas: samples.map((_, i) => (i === 0 ? 0 : intervalUs)),
   };
 }

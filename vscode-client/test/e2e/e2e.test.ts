@@ -6,7 +6,7 @@
 // and the debug toolbar offers Start Profiling; clicking it fills the flame graph panel (checked
 // on the page's model and on pixels); hovering a node shows its function and file:line, and its
 // open-source link opens the file at that line; Stop Profiling shows the summary; Export
-// Profile… writes a speedscope file through VS Code's save dialog; settings dapprof refuses
+// Profile… writes a speedscope file and a .cpuprofile through VS Code's save dialog; settings dapprof refuses
 // give one error message with dapprof's reason; the program then reaches the breakpoint, which
 // stops it. Then a program that starts a child process: the child gets its own session, which
 // is profiled; an attach configuration reaches a program started with debugpy --listen; and a
@@ -438,6 +438,49 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
     const exported = profiles.reduce((a, p) => a + p.weights.reduce((x, y) => x + y, 0), 0);
     assert.equal(Math.round(exported / 10), stoppedSamples, 'every sample of the run is exported');
     await screenshot('exported');
+  });
+});
+
+test('Export Profile… as .cpuprofile writes every sample, and VS Code opens it', async (t) => {
+  await step(t, 'export-cpuprofile', async () => {
+    await wb.runCommand('dapprof: Export Profile…');
+    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'cpuprofile' }).first().waitFor();
+    await page.keyboard.type('cpuprofile');
+    await page.keyboard.press('Enter');
+    const target = join(workspace, 'exported.cpuprofile');
+    await page.waitForFunction(() => /\.cpuprofile$/.test((document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value ?? ''));
+    await page.locator('.quick-input-widget input').fill(target);
+    await page.keyboard.press('Enter');
+    // VS Code opens it in its own profile viewer (a custom editor), in a tab named after the file.
+    await page.waitForSelector('.tab[data-resource-name="exported.cpuprofile"]', { timeout: STEP });
+    const doc = JSON.parse(readFileSync(target, 'utf8'));
+    const nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount: number; children: number[] }> = doc.nodes;
+    // Every sample of the run: one entry in `samples`, one time delta (the first sample at the
+    // start, then 10 ms apart at 100 Hz, the last lasting until endTime) and one hit each.
+    assert.equal(doc.samples.length, stoppedSamples);
+    assert.deepEqual(doc.timeDeltas, doc.samples.map((_: number, i: number) => (i === 0 ? 0 : 10_000)));
+    assert.equal(doc.endTime - doc.startTime, stoppedSamples * 10_000);
+    assert.equal(nodes.reduce((a, n) => a + n.hitCount, 0), stoppedSamples);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    assert.ok(doc.samples.every((id: number) => byId.has(id)), 'every sample names a node');
+    assert.ok(nodes.every((n) => n.children.every((c) => byId.has(c))), 'every child is a node');
+    // No node without samples: each one's subtree holds at least one hit.
+    const hits = (n: (typeof nodes)[number]): number => n.hitCount + n.children.reduce((a, c) => a + hits(byId.get(c)!), 0);
+    const empty = nodes.filter((n) => hits(n) === 0).map((n) => n.callFrame.functionName);
+    assert.deepEqual(empty, [], 'nodes without samples');
+    // The program's functions, at 0-based lines inside their definitions, in the file's URL.
+    for (const fn of ['work', 'fibonacci', 'checksum']) {
+      const n = nodes.find((x) => x.callFrame.functionName === fn);
+      assert.ok(n, `${fn} in the exported nodes`);
+      assert.equal(n.callFrame.url, `file://${program}`);
+      const [first, last] = functionLines(fn);
+      assert.ok(n.callFrame.lineNumber + 1 >= first && n.callFrame.lineNumber + 1 <= last, `${fn}: line ${n.callFrame.lineNumber + 1} in ${first}-${last}`);
+    }
+    // VS Code's CPU profile viewer (a built-in extension's custom editor) reads it: its table
+    // lists the program's functions.
+    const viewer = await wb.webviewText('vscode-js-profile-table', ['fibonacci', 'checksum', 'work'], STEP);
+    assert.ok(viewer.includes('app.py'), 'the viewer names the source file');
+    await screenshot('exported-cpuprofile');
   });
 });
 

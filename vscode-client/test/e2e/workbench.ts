@@ -49,6 +49,27 @@ export class Workbench {
     throw new Error('the flame graph webview did not load');
   }
 
+  /**
+   * The text of the webview of `extensionId` once it shows every one of `words` (webviews are
+   * iframes in iframes; the outer one's URL names the extension).
+   */
+  async webviewText(extensionId: string, words: string[], timeout: number): Promise<string> {
+    const deadline = Date.now() + timeout;
+    let last = '';
+    while (Date.now() < deadline) {
+      for (const f of this.page.frames()) {
+        if (f.isDetached()) continue;
+        const owner = [f.url(), f.parentFrame()?.url() ?? ''].join(' ');
+        if (!owner.includes(extensionId)) continue;
+        const text = await f.evaluate(() => document.body?.innerText ?? '').catch(() => '');
+        if (words.every((w) => text.includes(w))) return text;
+        if (text) last = text;
+      }
+      await sleep(250);
+    }
+    throw new Error(`the webview of ${extensionId} never showed ${words.join(', ')}; last text: ${last.slice(0, 300)}`);
+  }
+
   /** Runs a command from the command palette, by its title. */
   async runCommand(title: string): Promise<void> {
     const page = this.page;

@@ -253,4 +253,9 @@ test('speedscope and cpuprofile exports carry every sample', () => {
   assert.equal(main.callFrame.url, 'file:///app/main.py');
   assert.equal(main.callFrame.lineNumber, 51, 'cpuprofile lines are 0-based');
   assert.equal(cp.endTime, n * 10000);
+  // Each sample lasts until the next one, the last until endTime (how DevTools and VS Code's
+  // profile viewer read it): one interval each, none lost.
+  const times = cp.timeDeltas.map((_, i) => cp.timeDeltas.slice(0, i + 1).reduce((a, b) => a + b, 0));
+  const durations = times.map((t, i) => (i + 1 < times.length ? times[i + 1] : cp.endTime) - t);
+  assert.ok(durations.every((d) => d === 10000), 'every sample lasts one interval');
 });
