@@ -27,6 +27,7 @@ import { nodeRgb } from '../../src/webview/theme';
 import { launchChromium } from '../support/chromium';
 import { CodeServer, pngPixel, sleep } from './code-server';
 import { FlameView, waitForListening, Workbench } from './workbench';
+import { launchConfigurations, WORKBENCH_SETTINGS } from './workspace';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -151,76 +152,11 @@ before(async () => {
   copyFileSync(SPAWNER, spawner);
   listenPort = await freePort();
   servePort = await freePort();
-  writeFileSync(
-    join(workspace, '.vscode', 'launch.json'),
-    JSON.stringify(
-      {
-        version: '0.2.0',
-        configurations: [
-          {
-            type: 'dapprof',
-            request: 'launch',
-            name: 'app.py (dapprof)',
-            program: '${workspaceFolder}/app.py',
-            args: ['${workspaceFolder}/continue.flag'],
-            python: '/usr/bin/python3',
-            console: 'internalConsole',
-            justMyCode: true,
-          },
-          {
-            type: 'dapprof',
-            request: 'launch',
-            name: 'spawner.py (dapprof)',
-            program: '${workspaceFolder}/spawner.py',
-            args: ['${workspaceFolder}/child-done.flag'],
-            python: '/usr/bin/python3',
-            console: 'internalConsole',
-            subProcess: true,
-          },
-          {
-            // VS Code connects to a running `dapprof serve` instead of starting an adapter: the
-            // extension learns from the tracker that this session supports profiling.
-            type: 'dapprof',
-            request: 'launch',
-            name: 'app.py through dapprof serve',
-            program: '${workspaceFolder}/app.py',
-            args: ['${workspaceFolder}/serve-done.flag'],
-            python: '/usr/bin/python3',
-            console: 'internalConsole',
-            debugServer: servePort,
-          },
-          {
-            type: 'dapprof',
-            request: 'attach',
-            name: 'attach to debugpy --listen (dapprof)',
-            connect: { host: '127.0.0.1', port: listenPort },
-            justMyCode: true,
-          },
-        ],
-      },
-      null,
-      2,
-    ),
-  );
+  writeFileSync(join(workspace, '.vscode', 'launch.json'), JSON.stringify(launchConfigurations(listenPort, servePort), null, 2));
   server = new CodeServer({
     bin: CODE_SERVER_BIN,
     runDir: RUN_DIR,
-    userSettings: {
-      'workbench.startupEditor': 'none',
-      'workbench.tips.enabled': false,
-      'workbench.enableExperiments': false,
-      'telemetry.telemetryLevel': 'off',
-      'update.mode': 'none',
-      'extensions.autoCheckUpdates': false,
-      'extensions.autoUpdate': false,
-      'remote.autoForwardPorts': false,
-      'git.enabled': false,
-      'git.openRepositoryInParentFolders': 'never',
-      'security.workspace.trust.enabled': false,
-      'debug.internalConsoleOptions': 'neverOpen',
-      // The panel opens beside the editor; room for both at 1680 px.
-      'workbench.sideBar.location': 'left',
-    },
+    userSettings: WORKBENCH_SETTINGS,
     machineSettings: { 'dapprof.path': DAPPROF_BIN },
   });
   const installed = server.installExtension(VSIX);
