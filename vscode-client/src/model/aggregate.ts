@@ -44,12 +44,12 @@ export class Aggregate {
   }
 
   /**
-   * Adds `weight` samples of one stack.
-   * @param line frame keys, root first (`len` of them)
-   * @param func the function key of each, in the same order
+   * Adds `weight` samples of one stack: line[start..end), root first.
+   * @param line frame keys
+   * @param func the function key of each, at the same indexes
    * @param frames, funcs how many frame and function keys exist (for the counters' size)
    */
-  add(line: Int32Array, func: Int32Array, len: number, tid: number, weight: number, frames: number, funcs: number): void {
+  add(line: Int32Array, func: Int32Array, start: number, end: number, tid: number, weight: number, frames: number, funcs: number): void {
     const tv = this.threadView(tid);
     this.all.lineStats.ensure(frames);
     this.all.funcStats.ensure(funcs);
@@ -58,11 +58,11 @@ export class Aggregate {
     if (this.lineStamp.length < frames) this.lineStamp = grow(this.lineStamp, frames);
     if (this.funcStamp.length < funcs) this.funcStamp = grow(this.funcStamp, funcs);
 
-    this.all.lineTree.insert(line, len, weight);
-    tv.lineTree.insert(line, len, weight);
+    this.all.lineTree.insert(line, start, end, weight);
+    tv.lineTree.insert(line, start, end, weight);
     if (this.funcTreesEnabled) {
-      this.all.funcTree!.insert(func, len, weight);
-      tv.funcTree!.insert(func, len, weight);
+      this.all.funcTree!.insert(func, start, end, weight);
+      tv.funcTree!.insert(func, start, end, weight);
     }
     this.all.sampleCount += weight;
     tv.sampleCount += weight;
@@ -75,7 +75,7 @@ export class Aggregate {
     const aF = this.all.funcStats;
     const tL = tv.lineStats;
     const tF = tv.funcStats;
-    for (let i = 0; i < len; i++) {
+    for (let i = start; i < end; i++) {
       const l = line[i];
       if (ls[l] !== serial) {
         ls[l] = serial;
@@ -89,11 +89,11 @@ export class Aggregate {
         tF.total[f] += weight;
       }
     }
-    if (len > 0) {
-      aL.self[line[len - 1]] += weight;
-      tL.self[line[len - 1]] += weight;
-      aF.self[func[len - 1]] += weight;
-      tF.self[func[len - 1]] += weight;
+    if (end > start) {
+      aL.self[line[end - 1]] += weight;
+      tL.self[line[end - 1]] += weight;
+      aF.self[func[end - 1]] += weight;
+      tF.self[func[end - 1]] += weight;
     }
   }
 

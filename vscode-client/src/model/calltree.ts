@@ -57,15 +57,16 @@ export class CallTree {
     this.nodeCount++;
   };
 
-  insert(keys: ArrayLike<number>, length: number, weight: number): void {
+  /** Adds `weight` samples of the path keys[start..end), root first. */
+  insert(keys: ArrayLike<number>, start: number, end: number, weight: number): void {
     let node = this.root;
     node.total += weight;
-    for (let i = 0; i < length; i++) {
+    for (let i = start; i < end; i++) {
       node = node.childOrCreate(keys[i], this.created);
       node.total += weight;
     }
     node.self += weight;
-    if (length > this.maxDepth) this.maxDepth = length;
+    if (end - start > this.maxDepth) this.maxDepth = end - start;
   }
 
   /** The node at a path of keys, if present. */

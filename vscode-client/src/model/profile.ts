@@ -67,6 +67,9 @@ export function isDebuggerFrame(frame: Pick<Frame, 'file' | 'module' | 'native'>
 /** The node that stands for samples taken in the debugger's own code, when its frames are hidden. */
 export const DEBUGGER_FUNCTION = '(debugger)';
 
+const DEBUGGER_FRAME = 1;
+const NATIVE_FRAME = 2;
+
 export class ProfileModel {
   /** frame ID -> dense frame index */
   private readonly frameIndex = new Map<number, number>();
@@ -78,7 +81,7 @@ export class ProfileModel {
   readonly funcs: KeyInfo[] = [];
   readonly lineInfos: KeyInfo[] = [];
   readonly threads = new Map<number, ThreadInfo>();
-  /** frame index -> 1 for a debugger frame, 2 for a native frame, 0 otherwise */
+  /** frame index -> DEBUGGER_FRAME, NATIVE_FRAME or 0 (the program's Python) */
   private readonly frameKind: number[] = [];
 
   /** The stacks as sampled. */
@@ -89,7 +92,6 @@ export class ProfileModel {
    * full line trees, maintained incrementally after.
    */
   private program: Aggregate | null = null;
-  private debuggerKey = -1;
 
   readonly totals: ModelTotals = {
     sampleCount: 0,
@@ -104,8 +106,9 @@ export class ProfileModel {
 
   private scratchLine = new Int32Array(256);
   private scratchFunc = new Int32Array(256);
-  private programLine = new Int32Array(256);
-  private programFunc = new Int32Array(256);
+  /** The one-node stack of a sample taken in the debugger itself: DEBUGGER_FUNCTION. */
+  private readonly debuggerLine = new Int32Array(1);
+  private readonly debuggerFunc = new Int32Array(1);
 
   /** All threads, as sampled. */
   get all(): ThreadView {
@@ -154,7 +157,8 @@ export class ProfileModel {
   snapshot(): ProfileSnapshot {
     const frames: Record<string, Frame> = {};
     this.frameIds.forEach((id, i) => {
-      if (i !== this.debuggerKey) frames[String(id)] = this.frames[i];
+      // Not the stand-in node of the view without the debugger: it is no frame of the run.
+      if (this.program === null || i !== this.debuggerLine[0]) frames[String(id)] = this.frames[i];
     });
     const threads: Record<string, ThreadInfo> = {};
     for (const [id, t] of this.threads) threads[String(id)] = t;
@@ -211,15 +215,13 @@ export class ProfileModel {
     if (!hideDebugger) return this.full;
     if (this.program === null) {
       this.program = new Aggregate(this.frameFunc);
-      if (this.debuggerKey < 0) this.debuggerKey = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
+      const key = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
+      this.debuggerLine[0] = key;
+      this.debuggerFunc[0] = this.frameFunc[key];
       this.full.forEachStack((tid, keys, count) => {
-        const len = keys.length;
-        const line = this.scratch(len), func = this.scratchFunc;
-        for (let i = 0; i < len; i++) {
-          line[i] = keys[i];
-          func[i] = this.frameFunc[keys[i]];
-        }
-        this.addProgram(len, tid, count);
+        this.scratch(keys.length).set(keys);
+        this.functionsOfScratch(keys.length);
+        this.addProgram(keys.length, tid, count);
       });
     }
     return this.program;
@@ -236,7 +238,7 @@ export class ProfileModel {
     this.frameIds.push(id);
     this.frames.push(frame);
     const native = frame.native === true;
-    this.frameKind.push(isDebuggerFrame(frame) ? 1 : native ? 2 : 0);
+    this.frameKind.push(isDebuggerFrame(frame) ? DEBUGGER_FRAME : native ? NATIVE_FRAME : 0);
     this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module });
     const fkey = `${native ? 'n' : 'p'}\0${frame.file}\0${frame.function}\0${native ? frame.module ?? '' : ''}`;
     let f = this.funcIndex.get(fkey);
@@ -260,13 +262,11 @@ export class ProfileModel {
     return this.frameIndex.get(id)!;
   }
 
-  /** The line scratch array, at least `len` long. */
+  /** The line scratch array, at least `len` long (the function keys go to scratchFunc). */
   private scratch(len: number): Int32Array {
     if (this.scratchLine.length < len) {
       this.scratchLine = new Int32Array(len * 2);
       this.scratchFunc = new Int32Array(len * 2);
-      this.programLine = new Int32Array(len * 2);
-      this.programFunc = new Int32Array(len * 2);
     }
     return this.scratchLine;
   }
@@ -279,39 +279,31 @@ export class ProfileModel {
       if (idx === undefined) idx = this.unknownFrame(ids[i]);
       line[i] = idx;
     }
-    const func = this.scratchFunc;
-    const fm = this.frameFunc;
-    for (let i = 0; i < len; i++) func[i] = fm[line[i]];
-    this.full.add(line, func, len, tid, weight, this.frames.length, this.funcs.length);
+    this.full.add(line, this.functionsOfScratch(len), 0, len, tid, weight, this.frames.length, this.funcs.length);
     if (this.program !== null) this.addProgram(len, tid, weight);
   }
 
-  /** Adds the stack in the line scratch array to the aggregate without the debugger. */
+  /** Fills scratchFunc with the function keys of the first `len` frame keys in scratchLine. */
+  private functionsOfScratch(len: number): Int32Array {
+    const line = this.scratchLine, func = this.scratchFunc, fm = this.frameFunc;
+    for (let i = 0; i < len; i++) func[i] = fm[line[i]];
+    return func;
+  }
+
+  /**
+   * Adds the stack in the scratch arrays to the aggregate without the debugger: the part after
+   * its last debugger frame, unless that is only native frames the debugger called (a wait in
+   * its own thread, say), which count as the debugger's.
+   */
   private addProgram(len: number, tid: number, weight: number): void {
-    const line = this.scratchLine, kind = this.frameKind, fm = this.frameFunc;
-    const pLine = this.programLine, pFunc = this.programFunc;
+    const line = this.scratchLine, kind = this.frameKind;
     let last = len - 1;
-    while (last >= 0 && kind[line[last]] !== 1) last--;
-    if (last < 0) {
-      this.program!.add(line, this.scratchFunc, len, tid, weight, this.frames.length, this.funcs.length);
-      return;
-    }
-    let n = 0;
-    // The program's part is what follows the last debugger frame, unless it is only native
-    // frames the debugger called (a wait in its own thread, say).
-    let python = false;
-    for (let i = last + 1; i < len && !python; i++) python = kind[line[i]] !== 2;
-    if (python) {
-      for (let i = last + 1; i < len; i++, n++) {
-        pLine[n] = line[i];
-        pFunc[n] = fm[line[i]];
-      }
-    } else {
-      pLine[0] = this.debuggerKey;
-      pFunc[0] = fm[this.debuggerKey];
-      n = 1;
-    }
-    this.program!.add(pLine, pFunc, n, tid, weight, this.frames.length, this.funcs.length);
+    while (last >= 0 && kind[line[last]] !== DEBUGGER_FRAME) last--;
+    let python = last < 0;
+    for (let i = last + 1; i < len && !python; i++) python = kind[line[i]] !== NATIVE_FRAME;
+    const frames = this.frames.length, funcs = this.funcs.length;
+    if (python) this.program!.add(line, this.scratchFunc, last + 1, len, tid, weight, frames, funcs);
+    else this.program!.add(this.debuggerLine, this.debuggerFunc, 0, 1, tid, weight, frames, funcs);
   }
 }
 

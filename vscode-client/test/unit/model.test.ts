@@ -207,9 +207,9 @@ test('adding a batch costs in proportion to the batch, not to the samples before
   let visits = 0;
   const tree = m.tree('line')!;
   const orig = tree.insert.bind(tree);
-  tree.insert = (keys, len, w) => {
-    visits += len + 1;
-    orig(keys, len, w);
+  tree.insert = (keys, start, end, w) => {
+    visits += end - start + 1;
+    orig(keys, start, end, w);
   };
   const perBatch: Array<[number, number]> = [];
   for (const b of stream) {
