@@ -259,6 +259,10 @@ test('the table sorts by total on a header click; a double-click opens the sourc
   const row = await page.$('#table tbody tr:has-text("apply_discounts")');
   await page.click('#table tbody tr:has-text("apply_discounts")');
   await page.waitForFunction(() => (document.getElementById('search') as HTMLInputElement).value === 'apply_discounts');
+  // The match count appears in the toolbar, which may then wrap and move the graph down: read
+  // where the node is once the page has drawn the search.
+  await page.waitForFunction(() => /% of samples$/.test(document.getElementById('match')?.textContent ?? ''));
+  await frames(page);
   const b = (await nodeBox(page, ['<module>']))!;
   await page.mouse.move(b.cx + b.x + 5, b.cy + b.y + 5);
   await page.waitForSelector('#tooltip:not([hidden])');
