@@ -211,8 +211,10 @@ class LiveProfiler final : public Profiler {
                  r.arguments.rate);
     active_ = true;
     collectable_ = false;
-    return Result<Json>{protocol::to_json(
-        protocol::StartProfilingResponse::from(r.arguments, target_, r.python_version))};
+    auto response = protocol::StartProfilingResponse::from(r.arguments, target_, r.python_version);
+    response.warning = r.sampler->warning();
+    if (!response.warning.empty()) spdlog::warn("pid {}: {}", target_, response.warning);
+    return Result<Json>{protocol::to_json(response)};
   }
 
   bool active() const override { return active_; }

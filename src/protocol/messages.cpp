@@ -127,11 +127,12 @@ StartProfilingResponse StartProfilingResponse::from(const StartProfilingArgument
           enabled.idle,
           enabled.gil,
           enabled.subprocesses,
-          enabled.batch_interval_ms};
+          enabled.batch_interval_ms,
+          {}};
 }
 
 Json to_json(const StartProfilingResponse& b) {
-  return {{"pid", b.pid},
+  Json j = {{"pid", b.pid},
           {"pythonVersion", b.python_version},
           {"rate", b.rate},
           {"native", b.native},
@@ -140,6 +141,8 @@ Json to_json(const StartProfilingResponse& b) {
           {"gil", b.gil},
           {"subprocesses", b.subprocesses},
           {"batchIntervalMs", b.batch_interval_ms}};
+  if (!b.warning.empty()) j["warning"] = b.warning;
+  return j;
 }
 
 std::string_view to_string(ProfileFormat format) {

@@ -56,6 +56,9 @@ struct StartProfilingResponse {
   bool gil = false;
   bool subprocesses = false;
   int batch_interval_ms = kDefaultBatchIntervalMs;
+  // Something the user should know about this run, e.g. a Python version newer than the tested
+  // ones; empty: none (the field is left out).
+  std::string warning;
 
   static StartProfilingResponse from(const StartProfilingArguments& enabled, pid_t pid,
                                      std::string python_version);

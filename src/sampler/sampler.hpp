@@ -41,6 +41,9 @@ class PythonProcess {
 
   virtual pid_t pid() const = 0;
   virtual const std::string& python_version() const = 0;  // e.g. "3.11.7"
+  // What the user should be told once about this target ("" for none): a version newer than
+  // dapprof's tested ones, sampled because its debug offsets have a known shape.
+  virtual const std::string& warning() const = 0;
   // Reads all threads once (including idle ones; callers filter). Fails cleanly if the process
   // exited or, in nonblocking mode, if a torn read was detected.
   virtual Result<Snapshot> snapshot() = 0;
@@ -81,6 +84,7 @@ class Sampler {
   virtual SamplerStats stats() const = 0;
   virtual pid_t pid() const = 0;
   virtual const std::string& python_version() const = 0;
+  virtual const std::string& warning() const = 0;  // of the main process, as PythonProcess's
 };
 
 }  // namespace dapprof::sampler

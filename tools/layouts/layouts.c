@@ -40,6 +40,8 @@ struct mirror_dict_entry {
 #endif
 
 #define P(name, value) printf("%s %lu\n", name, (unsigned long)(value))
+/* The position of a field inside _Py_DebugOffsets, named after it. */
+#define D(field) P("debug." #field, offsetof(_Py_DebugOffsets, field))
 
 int main(void) {
   P("version_hex", PY_VERSION_HEX);
@@ -165,18 +167,58 @@ int main(void) {
 #endif
 #if PY_VERSION_HEX >= 0x030D0000
   P("values.values", offsetof(PyDictValues, values));
-  /* Checks on how the sampler indexes the _Py_DebugOffsets copy it reads from the target. */
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+  /* Where each offset the sampler takes from the target's own _Py_DebugOffsets sits inside that
+   * struct, whose shape is fixed per minor version (fields are added in new minors). The sampler
+   * reads the struct at attach and takes the values from these positions. */
   P("debug.size", sizeof(_Py_DebugOffsets));
-  P("debug.interpreters_head", offsetof(_Py_DebugOffsets, runtime_state.interpreters_head));
-  P("debug.gil_holder", offsetof(_Py_DebugOffsets, interpreter_state.gil_runtime_state_holder));
-  P("debug.native_thread_id", offsetof(_Py_DebugOffsets, thread_state.native_thread_id));
-  P("debug.frame_owner", offsetof(_Py_DebugOffsets, interpreter_frame.owner));
-  P("debug.code_adaptive", offsetof(_Py_DebugOffsets, code_object.co_code_adaptive));
-  P("debug.type_flags", offsetof(_Py_DebugOffsets, type_object.tp_flags));
-  P("debug.dict_values", offsetof(_Py_DebugOffsets, dict_object.ma_values));
-  P("debug.long_digit", offsetof(_Py_DebugOffsets, long_object.ob_digit));
-  P("debug.bytes_sval", offsetof(_Py_DebugOffsets, bytes_object.ob_sval));
-  P("debug.unicode_ascii_size", offsetof(_Py_DebugOffsets, unicode_object.asciiobject_size));
+  D(version);
+  D(free_threaded);
+  D(runtime_state.interpreters_head);
+  D(interpreter_state.next);
+  D(interpreter_state.threads_head);
+  D(interpreter_state.imports_modules);
+  D(interpreter_state.ceval_gil);
+  D(interpreter_state.gil_runtime_state);
+  D(interpreter_state.gil_runtime_state_locked);
+  D(interpreter_state.gil_runtime_state_holder);
+  D(thread_state.size);
+  D(thread_state.next);
+  D(thread_state.interp);
+  D(thread_state.current_frame);
+  D(thread_state.thread_id);
+  D(thread_state.native_thread_id);
+  D(interpreter_frame.size);
+  D(interpreter_frame.previous);
+  D(interpreter_frame.executable);
+  D(interpreter_frame.instr_ptr);
+  D(interpreter_frame.localsplus);
+  D(interpreter_frame.owner);
+  D(code_object.size);
+  D(code_object.filename);
+  D(code_object.name);
+  D(code_object.qualname);
+  D(code_object.linetable);
+  D(code_object.firstlineno);
+  D(code_object.co_code_adaptive);
+  D(pyobject.ob_type);
+  D(type_object.tp_flags);
+  D(dict_object.ma_keys);
+  D(dict_object.ma_values);
+  D(long_object.lv_tag);
+  D(long_object.ob_digit);
+  D(bytes_object.ob_size);
+  D(bytes_object.ob_sval);
+  D(unicode_object.state);
+  D(unicode_object.length);
+  D(unicode_object.asciiobject_size);
+#endif
+#if PY_VERSION_HEX >= 0x030F0000
+  D(type_object.tp_basicsize);
+  D(type_object.tp_dictoffset);
+  D(heap_type_object.ht_cached_keys);
+  D(unicode_object.compactunicodeobject_size);
 #endif
   return 0;
 }

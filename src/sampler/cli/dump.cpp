@@ -62,6 +62,7 @@ int run_dump(const DumpOptions& options) {
     fmt::print(stderr, "dapprof: error: {}\n", proc.message());
     return 1;
   }
+  if (!(*proc)->warning().empty()) fmt::print(stderr, "dapprof: warning: {}\n", (*proc)->warning());
   auto snap = (*proc)->snapshot();
   // A read of a running program can be torn; another try usually succeeds.
   for (int attempt = 0; attempt < 10 && !snap && snap.code() == ErrorCode::TornRead; ++attempt) {

@@ -170,6 +170,9 @@ int run_record(const RecordOptions& o) {
     }
     return 1;
   }
+  if (!(*sampler)->warning().empty()) {
+    fmt::print(stderr, "dapprof: warning: {}\n", (*sampler)->warning());
+  }
 
   fmt::print("dapprof> Sampling process {} at {} samples per second{}. Press Control-C to stop.\n",
              pid, o.rate, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");

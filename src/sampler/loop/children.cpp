@@ -35,6 +35,7 @@ void Children::scan(Clock::time_point now) {
     auto proc = PythonProcess::attach(pid, options_);
     if (proc) {
       spdlog::debug("sampling child process {} (Python {})", pid, (*proc)->python_version());
+      if (!(*proc)->warning().empty()) spdlog::warn("child process {}: {}", pid, (*proc)->warning());
       candidates_.erase(pid);
       attached_.push_back({std::move(*proc), 0});
       continue;

@@ -62,6 +62,7 @@ class LoopSampler final : public Sampler {
   }
   pid_t pid() const override { return main_->pid(); }
   const std::string& python_version() const override { return main_->python_version(); }
+  const std::string& warning() const override { return main_->warning(); }
 
  private:
   enum class Outcome { Delivered, Failed, Exited };

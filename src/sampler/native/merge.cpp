@@ -81,8 +81,41 @@ Role classify(std::string_view function, bool symbolized, bool interpreter) {
   return Role::Other;
 }
 
+namespace {
+
+// The role of each native frame in this stack: by stack address where the shims are known.
+std::vector<Role> roles_of(const MergeInput& in) {
+  std::vector<Role> roles;
+  roles.reserve(in.native.size());
+  for (const NativeFrame* f : in.native) roles.push_back(f->role);
+  if (in.eval_entries.empty() || in.stack_pointers.size() != in.native.size()) return roles;
+  std::vector<bool> holds(in.native.size(), false);
+  std::size_t found = 0;
+  for (std::size_t i = 0; i < in.native.size(); ++i) {
+    const std::uint64_t low = in.stack_pointers[i];
+    const std::uint64_t high =
+        i + 1 < in.stack_pointers.size() ? in.stack_pointers[i + 1] : ~std::uint64_t{0};
+    for (std::uint64_t entry : in.eval_entries) {
+      if (entry >= low && entry < high) holds[i] = true;
+    }
+    found += holds[i];
+  }
+  if (found == 0) return roles;  // an unwind that missed every loop frame: names are all left
+  for (std::size_t i = 0; i < roles.size(); ++i) {
+    if (holds[i]) {
+      roles[i] = Role::Eval;
+    } else if (roles[i] == Role::Eval) {
+      roles[i] = Role::Noise;  // the loop's name, but running no Python frame of this stack
+    }
+  }
+  return roles;
+}
+
+}  // namespace
+
 std::vector<Frame> merge(const MergeInput& in) {
   const auto& python = in.python;
+  const std::vector<Role> roles = roles_of(in);
   std::vector<std::uint32_t> fallback;
   std::span<const std::uint32_t> groups = in.eval_groups;
   if (std::accumulate(groups.begin(), groups.end(), std::size_t{0}) != python.size()) {
@@ -92,9 +125,8 @@ std::vector<Frame> merge(const MergeInput& in) {
   std::vector<std::size_t> first(groups.size() + 1, 0);  // index of each group's first frame
   for (std::size_t g = 0; g < groups.size(); ++g) first[g + 1] = first[g] + groups[g];
 
-  const auto evals = static_cast<std::ptrdiff_t>(
-      std::count_if(in.native.begin(), in.native.end(),
-                    [](const NativeFrame* f) { return f->role == Role::Eval; }));
+  const auto evals =
+      static_cast<std::ptrdiff_t>(std::count(roles.begin(), roles.end(), Role::Eval));
   const auto count = static_cast<std::ptrdiff_t>(groups.size());
   // Eval frame j (from the innermost) runs group j + shift.
   const std::ptrdiff_t shift = evals > count ? count - evals : 0;
@@ -105,7 +137,9 @@ std::vector<Frame> merge(const MergeInput& in) {
   const auto emit_group = [&](std::ptrdiff_t g) {
     const auto index = static_cast<std::size_t>(g);
     for (std::size_t i = first[index]; i < first[index + 1]; ++i) out.push_back(python[i]);
-    python_end = out.size();
+    // A call that runs no frame (3.15's base frame, which lives in the thread state) does not
+    // move the end of the Python part.
+    if (first[index + 1] > first[index]) python_end = out.size();
   };
   const auto emit_native = [&](const NativeFrame& f) {
     Frame frame;
@@ -118,8 +152,10 @@ std::vector<Frame> merge(const MergeInput& in) {
   };
 
   std::ptrdiff_t j = 0;
-  for (const NativeFrame* f : in.native) {
-    if (f->role == Role::Eval) {
+  for (std::size_t n = 0; n < in.native.size(); ++n) {
+    const NativeFrame* f = in.native[n];
+    const Role role = roles[n];
+    if (role == Role::Eval) {
       const std::ptrdiff_t g = j++ + shift;
       if (g >= 0 && g < count) {
         emit_group(g);
@@ -128,7 +164,7 @@ std::vector<Frame> merge(const MergeInput& in) {
       if (in.keep_all) emit_native(*f);
       continue;
     }
-    if (!in.keep_all && (f->role == Role::Noise || (f->role == Role::Unnamed && python_end > 0)))
+    if (!in.keep_all && (role == Role::Noise || (role == Role::Unnamed && python_end > 0)))
       continue;
     emit_native(*f);
   }

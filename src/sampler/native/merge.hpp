@@ -8,8 +8,15 @@
 // How many Python frames one C-level call of _PyEval_EvalFrameDefault runs:
 //   3.8-3.10  one: every Python call goes through C
 //   3.11      from the innermost frame up to the first with _PyInterpreterFrame.is_entry set
-//   3.12+     up to the next shim frame (owner FRAME_OWNED_BY_CSTACK) that the call pushed
+//   3.12+     up to the next shim frame (owner 3: FRAME_OWNED_BY_CSTACK, on 3.14+
+//             FRAME_OWNED_BY_INTERPRETER) that the call pushed
 // The stack walker reports these as `eval_groups`.
+//
+// Which native frames are the evaluation loop: by name (_PyEval_EvalFrameDefault) up to 3.11.
+// From 3.12 on, the shim frame is a local variable of the C function running the loop, so the
+// native frame whose stack range holds a shim's address is that call, whatever its name: builds
+// whose loop has no symbol (stripped, split into parts, or a tail-calling interpreter whose
+// opcode handlers replace it on the stack, as Debian's 3.14 and 3.15 are) merge just as well.
 #include <cstdint>
 #include <span>
 #include <string>
@@ -49,6 +56,10 @@ struct MergeInput {
   std::span<const Frame> python;               // innermost first
   std::span<const std::uint32_t> eval_groups;  // Python frames per eval call, innermost first
   bool keep_all = false;  // keep noise, and native frames outside the outermost Python frame
+  // 3.12+: the address of each eval call's shim frame (innermost first, as eval_groups), and
+  // each native frame's stack pointer; empty where unknown (then the loop is found by name).
+  std::span<const std::uint64_t> eval_entries;
+  std::span<const std::uint64_t> stack_pointers;
 };
 
 // Innermost first. When the two stacks disagree on the number of eval calls:

@@ -22,7 +22,7 @@ std::vector<Mapping> ModuleMap::executable(const std::vector<process::MapEntry>&
   for (const auto& e : entries) {
     if (e.perms.size() < 3 || e.perms[2] != 'x') continue;
     // "[vdso]" and friends are code too, but have no file to read symbols from.
-    out.push_back({e.start, e.end, e.offset, e.path});
+    out.push_back({e.start, e.end, e.offset, e.path, e.inode});
   }
   std::sort(out.begin(), out.end(),
             [](const Mapping& a, const Mapping& b) { return a.start < b.start; });

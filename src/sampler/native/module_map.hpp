@@ -21,6 +21,7 @@ struct Mapping {
   std::uint64_t end = 0;
   std::uint64_t offset = 0;  // file offset of `start`
   std::string path;          // as /proc shows it; "" for anonymous memory
+  std::uint64_t inode = 0;   // of the file, to find it in a container (process/target_files.hpp)
 };
 
 class ModuleMap {

@@ -33,11 +33,13 @@ void NativeStacks::unwind(std::span<const pid_t> tids) {
 }
 
 std::vector<Frame> NativeStacks::merge(pid_t tid, std::vector<Frame> python,
-                                       std::span<const std::uint32_t> eval_groups) {
+                                       std::span<const std::uint32_t> eval_groups,
+                                       std::span<const std::uint64_t> eval_entries) {
   const auto it = stacks_.find(tid);
   if (it == stacks_.end()) return python;
   const auto natives = symbolizer_.resolve(it->second.addresses);
-  return native::merge(MergeInput{natives, python, eval_groups, keep_all_});
+  return native::merge(
+      MergeInput{natives, python, eval_groups, keep_all_, eval_entries, it->second.stack_pointers});
 }
 
 }  // namespace dapprof::sampler::native

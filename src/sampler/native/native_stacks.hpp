@@ -32,8 +32,10 @@ class NativeStacks {
   void unwind(std::span<const pid_t> tids);
   // Once the threads run again: the Python frames (innermost first) of thread `tid` with its
   // native frames merged in; unchanged if it was not unwound.
+  // `eval_entries`: 3.12+, the shim frame address of each group (see MergeInput).
   std::vector<Frame> merge(pid_t tid, std::vector<Frame> python,
-                           std::span<const std::uint32_t> eval_groups);
+                           std::span<const std::uint32_t> eval_groups,
+                           std::span<const std::uint64_t> eval_entries = {});
 
   std::uint64_t unwind_failures() const { return failures_; }
   std::uint64_t memory_reads() const { return unwinder_->memory_reads(); }

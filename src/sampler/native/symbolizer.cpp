@@ -10,6 +10,7 @@
 
 #include "sampler/native/elf_symbols.hpp"
 #include "sampler/native/line_table.hpp"
+#include "sampler/process/target_files.hpp"
 
 namespace dapprof::sampler::native {
 namespace {
@@ -45,20 +46,19 @@ std::string Symbolizer::demangle(std::string_view name) {
   return status == 0 && out ? std::string(out.get()) : mangled;
 }
 
-Symbolizer::File* Symbolizer::file(const std::string& path) {
-  auto [it, inserted] = files_.try_emplace(path);
+Symbolizer::File* Symbolizer::file(const Mapping& mapping) {
+  auto [it, inserted] = files_.try_emplace(mapping.path);
   if (!inserted) return it->second.get();
   // The target may see another file system (a container): its root is under /proc.
-  for (const std::string& candidate :
-       {path, fmt::format("/proc/{}/root{}", modules_.pid(), path)}) {
-    auto symbols = ElfSymbols::open(candidate);
-    if (!symbols) continue;
-    auto lines = LineTable::open(*symbols);
-    it->second.reset(new File{std::move(*symbols), std::move(lines)});
-    return it->second.get();
+  const std::string path = process::target_file_path(modules_.pid(), mapping.path, mapping.inode);
+  auto symbols = ElfSymbols::open(path);
+  if (!symbols) {
+    spdlog::debug("no symbols for {}: cannot read {}", mapping.path, path);
+    return nullptr;
   }
-  spdlog::debug("no symbols for {}: cannot read it", path);
-  return nullptr;
+  auto lines = LineTable::open(*symbols);
+  it->second.reset(new File{std::move(*symbols), std::move(lines)});
+  return it->second.get();
 }
 
 const NativeFrame& Symbolizer::lookup(std::uint64_t address) {
@@ -76,7 +76,7 @@ const NativeFrame& Symbolizer::lookup(std::uint64_t address) {
   f.interpreter = std::find(interpreter_files_.begin(), interpreter_files_.end(), m->path) !=
                   interpreter_files_.end();
   const std::uint64_t offset = address - m->start + m->offset;
-  File* elf = m->path.starts_with("/") ? file(m->path) : nullptr;
+  File* elf = m->path.starts_with("/") ? file(*m) : nullptr;
   const auto vaddr = elf ? elf->symbols.vaddr_of_offset(offset) : std::nullopt;
   const auto function = vaddr ? elf->symbols.function_at(*vaddr) : std::nullopt;
   if (function && !function->name.empty()) {

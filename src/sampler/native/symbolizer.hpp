@@ -36,7 +36,7 @@ class Symbolizer {
  private:
   struct File;
   const NativeFrame& lookup(std::uint64_t address);
-  File* file(const std::string& path);
+  File* file(const Mapping& mapping);  // by its path as the maps show it
 
   ModuleMap& modules_;
   std::vector<std::string> interpreter_files_;

@@ -8,8 +8,15 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <optional>
 
+#include "sampler/native/unwind_tables.hpp"
 #include "sampler/process/memory.hpp"
+
+// libunwind's search of a remote unwind table index: exported by libunwind-x86_64 but declared
+// only in its private headers.
+extern "C" int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t, unw_word_t, unw_dyn_info_t*,
+                                                  unw_proc_info_t*, int, void*);
 
 namespace dapprof::sampler::native {
 namespace {
@@ -34,12 +41,13 @@ using PageData = std::array<std::byte, kPage>;
 }  // namespace
 
 struct Unwinder::Impl {
-  Impl(ModuleMap& m) : modules(m), memory(m.pid()) {}
+  Impl(ModuleMap& m) : modules(m), memory(m.pid()), tables(m.pid()) {}
 
   ModuleMap& modules;
   process::ProcessMemory memory;
   AddressSpace space;
   std::uint64_t generation = 0;
+  UnwindTables tables;
   std::unordered_map<std::string, Upt> upts;                           // by module path
   std::unordered_map<std::uint64_t, std::unique_ptr<PageData>> kept;   // read-only file pages
   std::unordered_map<std::uint64_t, std::unique_ptr<PageData>> stack;  // this unwind's pages
@@ -55,7 +63,15 @@ struct Unwinder::Impl {
     generation = modules.generation();
     unw_flush_cache(space.get(), 0, 0);
     upts.clear();
+    tables.clear();
     kept.clear();
+  }
+
+  std::optional<UnwindTable> table_for(unw_word_t ip) {
+    const Mapping* m = modules.find(ip);
+    sync();
+    if (!m || m->path.empty() || m->path.front() != '/') return std::nullopt;
+    return tables.find(*m);
   }
 
   void* upt_for(unw_word_t ip) {
@@ -136,6 +152,18 @@ struct CurrentUnwind {
 
 int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi, int need_info, void*) {
   if (!t_current) return -UNW_EINVAL;
+  if (auto table = t_current->table_for(ip)) {
+    // The table's own search, reading the index and the FDEs from the target's memory.
+    unw_dyn_info_t di{};
+    di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+    di.start_ip = table->start_ip;
+    di.end_ip = table->end_ip;
+    di.u.rti.segbase = table->header;
+    di.u.rti.table_data = table->table;
+    di.u.rti.table_len = table->entries * 8 / sizeof(unw_word_t);
+    const int r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_info, nullptr);
+    if (r >= 0) return r;
+  }
   void* upt = t_current->upt_for(ip);
   if (!upt) return -UNW_ENOINFO;
   return _UPT_find_proc_info(as, ip, pi, need_info, upt);
@@ -226,6 +254,7 @@ Result<NativeStack> Unwinder::unwind(pid_t tid) {
     }
     last_sp = sp;
     out.addresses.push_back(depth == 0 ? ip : ip - 1);
+    out.stack_pointers.push_back(sp);
     const int step = unw_step(&cursor);
     if (step == 0) break;
     if (step < 0) {

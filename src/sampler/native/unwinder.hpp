@@ -28,6 +28,8 @@ struct NativeStack {
   // address inside the call instruction, so that a call at a function's very end (to a
   // function that does not return) is not taken for the next function.
   std::vector<std::uint64_t> addresses;
+  // Each frame's stack pointer (same index): its locals lie from there up to the next one's.
+  std::vector<std::uint64_t> stack_pointers;
   bool truncated = false;  // the unwind failed before the outermost frame
 };
 

@@ -79,11 +79,13 @@ std::optional<ElfSection> ElfFile::section(std::string_view name) const {
   return std::nullopt;
 }
 
-std::optional<std::uint64_t> ElfFile::load_bias(const std::vector<MapEntry>& maps) const {
+std::optional<std::uint64_t> ElfFile::load_bias(const std::vector<MapEntry>& maps,
+                                                const std::string& mapped_as) const {
   // The kernel maps each PT_LOAD segment at page_down(p_vaddr) + bias from file offset
   // page_down(p_offset); any mapping of the file whose offset matches a segment gives the bias.
   for (const auto& m : maps) {
-    if (m.path != real_path_ && m.path != path_) continue;
+    if (m.path != real_path_ && m.path != path_ && (mapped_as.empty() || m.path != mapped_as))
+      continue;
     for (const auto& seg : loads_) {
       if ((seg.offset & kPageMask) == m.offset) return m.start - (seg.vaddr & kPageMask);
     }

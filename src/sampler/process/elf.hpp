@@ -33,8 +33,10 @@ class ElfFile {
   std::uint64_t first_load_vaddr() const { return first_load_vaddr_; }
   std::uint64_t first_load_offset() const { return first_load_offset_; }
   // Load bias of this file in a process (runtime address = link-time address + bias), from the
-  // maps entries whose path is this file. nullopt if the file is not mapped.
-  std::optional<std::uint64_t> load_bias(const std::vector<MapEntry>& maps) const;
+  // maps entries whose path is this file, or `mapped_as` (the name the maps give it when it was
+  // opened another way, e.g. through /proc/PID/root). nullopt if the file is not mapped.
+  std::optional<std::uint64_t> load_bias(const std::vector<MapEntry>& maps,
+                                         const std::string& mapped_as = "") const;
 
  private:
   struct LoadSegment {

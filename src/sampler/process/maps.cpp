@@ -37,6 +37,7 @@ Result<std::vector<MapEntry>> read_maps(pid_t pid) {
     e.start = start;
     e.end = end;
     e.offset = offset;
+    e.inode = inode;
     e.perms = perms;
     if (consumed > 0 && static_cast<std::size_t>(consumed) < line.size())
       e.path = line.substr(consumed);

@@ -15,7 +15,8 @@ struct MapEntry {
   std::uint64_t end = 0;
   std::uint64_t offset = 0;  // file offset of `start`
   std::string perms;         // "r-xp"
-  std::string path;          // empty for anonymous mappings
+  std::string path;          // empty for anonymous mappings; see target_files.hpp to open it
+  std::uint64_t inode = 0;   // of the mapped file; 0 for anonymous mappings
 };
 
 // NoSuchProcess if the process does not exist.

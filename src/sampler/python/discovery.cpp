@@ -9,6 +9,7 @@
 
 #include "sampler/process/elf.hpp"
 #include "sampler/process/maps.hpp"
+#include "sampler/process/target_files.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler::python {
@@ -21,14 +22,15 @@ std::string basename_of(const std::string& path) {
 
 // Mapped files that may hold the interpreter: libpython first (an executable linked against it
 // has no _PyRuntime of its own), then anything named python*.
-std::vector<std::string> candidates(const std::vector<process::MapEntry>& maps) {
-  std::vector<std::string> libs, exes;
+std::vector<const process::MapEntry*> candidates(const std::vector<process::MapEntry>& maps) {
+  std::vector<const process::MapEntry*> libs, exes;
   for (const auto& m : maps) {
     if (m.path.empty() || m.path[0] != '/' || m.path.ends_with(" (deleted)")) continue;
     const std::string base = basename_of(m.path);
     auto& list = base.starts_with("libpython") ? libs : exes;
     if (!base.starts_with("libpython") && !base.starts_with("python")) continue;
-    if (std::find(list.begin(), list.end(), m.path) == list.end()) list.push_back(m.path);
+    if (std::none_of(list.begin(), list.end(), [&](auto* e) { return e->path == m.path; }))
+      list.push_back(&m);
   }
   libs.insert(libs.end(), exes.begin(), exes.end());
   return libs;
@@ -68,15 +70,16 @@ std::string find_version_string(std::string_view image, int major, int minor) {
 Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory& memory) {
   auto maps = process::read_maps(pid);
   if (!maps) return maps.error();
-  for (const auto& path : candidates(*maps)) {
-    auto elf = process::ElfFile::open(path);
+  for (const process::MapEntry* entry : candidates(*maps)) {
+    const std::string& path = entry->path;  // as the target sees it, in a container
+    auto elf = process::ElfFile::open(process::target_file_path(pid, path, entry->inode));
     if (!elf) continue;
     std::optional<std::uint64_t> runtime = elf->symbol("_PyRuntime");
     if (!runtime) {
       if (auto section = elf->section(".PyRuntime")) runtime = section->addr;
     }
     if (!runtime) continue;
-    const auto bias = elf->load_bias(*maps);
+    const auto bias = elf->load_bias(*maps, path);
     if (!bias) continue;
 
     Interpreter interp;

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <string_view>
 
 #include "sampler/python/layouts_generated.hpp"
@@ -97,9 +96,17 @@ Result<Layout> layout_for(int major, int minor) {
     if (!layout.at_least(3, 13)) layout.values_values = 0;
     return layout;
   }
-  return Error{fmt::format("Python {}.{} is not supported (dapprof reads CPython 3.8 to 3.13)",
-                           major, minor),
+  return Error{fmt::format("Python {}.{} is not supported (dapprof reads CPython {})", major, minor,
+                           supported_range()),
                ErrorCode::UnsupportedVersion};
+}
+
+std::string supported_range() {
+  const auto tables = generated_layouts();
+  auto key = [](const GeneratedLayout& t) { return t.major * 100 + t.minor; };
+  const auto [lo, hi] = std::minmax_element(
+      tables.begin(), tables.end(), [&](const auto& a, const auto& b) { return key(a) < key(b); });
+  return fmt::format("{}.{} to {}.{}", lo->major, lo->minor, hi->major, hi->minor);
 }
 
 std::string missing_fields(const Layout& l) {
@@ -130,78 +137,6 @@ std::string missing_fields(const Layout& l) {
     need(n, l.*(b.member));
   }
   return missing;
-}
-
-Status apply_debug_offsets(Layout& l, std::span<const std::byte> bytes) {
-  if (bytes.size() < kDebugOffsetsSize) {
-    return Error{"_Py_DebugOffsets: short read", ErrorCode::Generic};
-  }
-  if (std::memcmp(bytes.data(), "xdebugpy", 8) != 0) {
-    return Error{"_PyRuntime does not start with the _Py_DebugOffsets cookie \"xdebugpy\"",
-                 ErrorCode::NotPython};
-  }
-  auto word = [&](std::size_t index) {
-    std::uint64_t v;
-    std::memcpy(&v, bytes.data() + index * 8, 8);
-    return v;
-  };
-  if (word(2) != 0) {
-    return Error{"free-threaded CPython builds are not supported", ErrorCode::UnsupportedVersion};
-  }
-  // Indexes of the uint64 fields of _Py_DebugOffsets as of 3.13 (checked against the headers by
-  // the layout generator's "debug.*" entries).
-  l.runtime_interpreters_head = word(5);
-  l.interp_next = word(8);
-  l.interp_threads_head = word(9);
-  l.interp_modules = word(11);
-  l.interp_ceval_gil = word(14);
-  l.gil_locked = word(17) - word(15);
-  l.gil_last_holder = word(18) - word(15);
-  l.tstate_next = word(21);
-  l.tstate_interp = word(22);
-  l.tstate_current_frame = word(23);
-  l.tstate_thread_id = word(24);
-  l.tstate_native_thread_id = word(25);
-  l.frame_previous = word(29);
-  l.frame_code = word(30);
-  l.frame_instr = word(31);
-  l.frame_owner = word(33);
-  l.code_filename = word(35);
-  l.code_name = word(36);
-  l.code_qualname = word(37);
-  l.code_linetable = word(38);
-  l.code_firstlineno = word(39);
-  l.code_code_adaptive = word(43);
-  l.object_type = word(45);
-  l.type_flags = word(49);
-  l.dict_keys = word(57);
-  l.dict_values = word(58);
-  l.long_size = word(62);
-  l.long_digit = word(63);
-  l.bytes_size = word(65);
-  l.bytes_sval = word(66);
-  l.unicode_state = word(68);
-  l.unicode_length = word(69);
-  l.unicode_ascii_size = word(70);
-  // Sizes to read: never less than what the offsets above need.
-  auto at_least = [](std::uint64_t& size, std::uint64_t end) {
-    if (size == kAbsent || size < end) size = end;
-  };
-  at_least(l.tstate_size, std::max({l.tstate_next, l.tstate_interp, l.tstate_current_frame,
-                                    l.tstate_thread_id, l.tstate_native_thread_id}) +
-                              8);
-  at_least(l.frame_size, std::max({l.frame_previous, l.frame_code, l.frame_instr}) + 8);
-  at_least(l.frame_size, l.frame_owner + 1);
-  at_least(l.code_size, std::max({l.code_filename, l.code_name, l.code_qualname, l.code_linetable,
-                                  l.code_firstlineno}) +
-                            8);
-  // Anything absurd means we misread the struct: better to refuse than to walk garbage.
-  for (std::uint64_t v : {l.tstate_size, l.frame_size, l.code_size, l.interp_modules}) {
-    if (v > (1u << 20)) {
-      return Error{"_Py_DebugOffsets holds implausible offsets", ErrorCode::UnsupportedVersion};
-    }
-  }
-  return Ok{};
 }
 
 }  // namespace dapprof::sampler::python

@@ -1,11 +1,14 @@
 #pragma once
-// Where things are inside one CPython minor version's structures: the generated tables
-// (layouts_generated.cpp) turned into named members, and, for 3.13+, corrected from the
-// _Py_DebugOffsets the target itself publishes at the start of _PyRuntime.
+// Where things are inside one CPython process's structures. For 3.8-3.12: the generated table of
+// its minor version (layouts_generated.cpp) turned into named members. For 3.13+: the offsets the
+// target itself publishes in _Py_DebugOffsets at the start of _PyRuntime, read at attach, over
+// that table (which covers what the debug offsets leave out, and cross-checks the rest).
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 
@@ -81,18 +84,37 @@ struct Layout {
   std::uint64_t keys_unicode_entry_size = kAbsent;
   std::uint64_t values_values = kAbsent;  // PyDictValues.values, 3.13+ (0 before)
 
+  // Set when the target is a minor version newer than every generated table whose
+  // _Py_DebugOffsets have the shape of a known one (`major.minor` is then the target's version
+  // and `borrowed_minor` the known one): it is sampled, and the caller says once that it is
+  // untested.
+  int borrowed_minor = 0;
+
   bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
 };
 
-// The layout of a supported minor version; UnsupportedVersion otherwise.
+// The layout of a supported minor version from its generated table; UnsupportedVersion
+// otherwise. 3.13+ targets need layout_from_debug_offsets.
 Result<Layout> layout_for(int major, int minor);
 
-// Names of the fields a version needs but its table lacks (empty when complete).
+// "3.8 to 3.15": the minor versions that have a generated table.
+std::string supported_range();
+
+// Names of the fields a version needs but its layout lacks (empty when complete).
 std::string missing_fields(const Layout& layout);
 
-// _Py_DebugOffsets (3.13): its size in bytes as this code reads it, and how to apply the copy read
-// from the target. Fails if the cookie is wrong or the build is free-threaded.
-inline constexpr std::size_t kDebugOffsetsSize = 73 * 8;
-Status apply_debug_offsets(Layout& layout, std::span<const std::byte> bytes);
+// How many bytes at the start of _PyRuntime to read for layout_from_debug_offsets (the largest
+// known _Py_DebugOffsets, with room for a newer minor's additions).
+inline constexpr std::size_t kDebugOffsetsReadSize = 2048;
+
+// The layout of a 3.13+ target of version major.minor (from Py_Version) whose _Py_DebugOffsets
+// copy is `bytes`. Checks the cookie, that the struct's own version is major.minor, that the
+// build is not free-threaded, and that the offsets are plausible; refuses a minor newer than
+// every table unless its struct has the shape of a known minor's (then Layout::borrowed_minor).
+Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const std::byte> bytes);
+
+// The names of the Layout fields that layout_from_debug_offsets takes from the target's
+// _Py_DebugOffsets for `minor` (the rest come from the generated table).
+std::vector<std::string_view> debug_offset_fields(int minor);
 
 }  // namespace dapprof::sampler::python

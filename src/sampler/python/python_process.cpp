@@ -34,7 +34,8 @@ constexpr int kMaxInterpreters = 64;
 class PythonProcessImpl final : public PythonProcess {
  public:
   PythonProcessImpl(pid_t pid, const AttachOptions& options, python::Interpreter interp,
-                    python::Layout layout, std::unique_ptr<native::NativeStacks> native)
+                    python::Layout layout, std::unique_ptr<native::NativeStacks> native,
+                    std::string warning)
       : pid_(pid),
         options_(options),
         memory_(pid),
@@ -44,10 +45,12 @@ class PythonProcessImpl final : public PythonProcess {
         codes_(objects_),
         walker_(objects_, codes_, options.nonblocking),
         names_(objects_),
-        native_(std::move(native)) {}
+        native_(std::move(native)),
+        warning_(std::move(warning)) {}
 
   pid_t pid() const override { return pid_; }
   const std::string& python_version() const override { return interp_.version; }
+  const std::string& warning() const override { return warning_; }
   bool exited() const override {
     if (!exited_) exited_ = process::thread_gone(pid_, pid_);
     return exited_;
@@ -90,6 +93,7 @@ class PythonProcessImpl final : public PythonProcess {
 
     std::optional<process::PausedProcess> pause;
     eval_groups_.clear();
+    eval_entries_.clear();
     if (!options_.nonblocking) {
       std::vector<pid_t> active;
       if (options_.skip_idle)
@@ -141,7 +145,8 @@ class PythonProcessImpl final : public PythonProcess {
     for (std::size_t i = 0; i < snap.threads.size(); ++i) {
       auto& t = snap.threads[i];
       t.frames =
-          native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames), eval_groups_[i]);
+          native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames), eval_groups_[i],
+                         eval_entries_[i]);
     }
   }
 
@@ -200,12 +205,17 @@ class PythonProcessImpl final : public PythonProcess {
       const auto it = running.find(static_cast<pid_t>(stack.os_thread_id));
       const bool kernel_active = it != running.end() && it->second;
       std::vector<std::uint32_t> groups;
+      std::vector<Address> entries;
       if (t.top_frame && (kernel_active || !options_.skip_idle)) {
-        auto frames = walker_.walk(t.tstate, t.top_frame, native_ ? &groups : nullptr);
+        auto frames = walker_.walk(t.tstate, t.top_frame, native_ ? &groups : nullptr,
+                                   native_ ? &entries : nullptr);
         if (!frames) return frames.error();
         stack.frames = std::move(*frames);
       }
-      if (native_) eval_groups_.push_back(std::move(groups));
+      if (native_) {
+        eval_groups_.push_back(std::move(groups));
+        eval_entries_.push_back(std::move(entries));
+      }
       stack.active = kernel_active && !python::in_waiting_function(stack.frames);
       snap.threads.push_back(std::move(stack));
     }
@@ -226,6 +236,8 @@ class PythonProcessImpl final : public PythonProcess {
   process::ThreadStates thread_states_{pid_};
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
+  std::vector<std::vector<Address>> eval_entries_;       // per thread, as eval_groups_
+  std::string warning_;
 };
 
 // The files whose code is the interpreter's: the one holding _PyRuntime and the executable.
@@ -236,6 +248,42 @@ std::vector<std::string> interpreter_files(pid_t pid, const python::Interpreter&
   const ssize_t n = ::readlink(link.c_str(), exe.data(), exe.size() - 1);
   if (n > 0) files.emplace_back(exe.data(), static_cast<std::size_t>(n));
   return files;
+}
+
+// 3.8-3.12: the generated table of the version; 3.13+: the target's own _Py_DebugOffsets.
+Result<python::Layout> read_layout(pid_t pid, const process::ProcessMemory& memory,
+                                   const python::Interpreter& interp) {
+  Result<python::Layout> layout = Error{};
+  if (interp.major == 3 && interp.minor >= 13) {
+    std::vector<std::byte> debug(python::kDebugOffsetsReadSize);
+    if (auto s = memory.read(interp.runtime, debug.data(), debug.size()); !s) return s.error();
+    layout = python::layout_from_debug_offsets(interp.major, interp.minor, debug);
+  } else {
+    layout = python::layout_for(interp.major, interp.minor);
+  }
+  if (layout) return layout;
+  if (layout.code() != ErrorCode::UnsupportedVersion) return layout.error();
+  if (interp.major == 3 && interp.minor >= 13 && layout.message().starts_with("Python")) {
+    return Error{fmt::format("process {}: {}", pid, layout.message()), layout.code()};
+  }
+  if (interp.major == 3 && interp.minor >= 13) {
+    return Error{fmt::format("process {} runs Python {}, which dapprof cannot read: {}", pid,
+                             interp.version, layout.message()),
+                 layout.code()};
+  }
+  return Error{fmt::format("process {} runs Python {}, which dapprof cannot read (supported: "
+                           "CPython {})",
+                           pid, interp.version, python::supported_range()),
+               ErrorCode::UnsupportedVersion};
+}
+
+// What to say once about a version dapprof samples without having been tested on it.
+std::string untested_warning(const python::Interpreter& interp, const python::Layout& layout) {
+  if (layout.borrowed_minor == 0) return "";
+  return fmt::format("Python {} is newer than the versions dapprof was tested with (CPython {}); "
+                     "its _Py_DebugOffsets have the shape of 3.{}'s, so it is sampled with that "
+                     "layout, untested",
+                     interp.version, python::supported_range(), layout.borrowed_minor);
 }
 
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
@@ -251,18 +299,8 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
     return Error{fmt::format("process {}: Python {} is still starting", pid, interp->version),
                  ErrorCode::NotPython};
   }
-  auto layout = python::layout_for(interp->major, interp->minor);
-  if (!layout) {
-    return Error{fmt::format("process {} runs Python {}, which dapprof cannot read (supported: "
-                             "CPython 3.8 to 3.13)",
-                             pid, interp->version),
-                 ErrorCode::UnsupportedVersion};
-  }
-  if (layout->at_least(3, 13)) {
-    std::vector<std::byte> debug(python::kDebugOffsetsSize);
-    if (auto s = memory.read(interp->runtime, debug.data(), debug.size()); !s) return s.error();
-    if (auto s = python::apply_debug_offsets(*layout, debug); !s) return s.error();
-  }
+  auto layout = read_layout(pid, memory, *interp);
+  if (!layout) return layout.error();
   if (auto missing = python::missing_fields(*layout); !missing.empty()) {
     return Error{
         fmt::format("internal error: the Python {} layout lacks {}", interp->version, missing)};
@@ -294,8 +332,9 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
   }
   spdlog::debug("attached to {} (Python {}, {}, _PyRuntime at {:#x})", pid, interp->version,
                 interp->binary, interp->runtime);
+  auto warning = untested_warning(*interp, *layout);
   return std::unique_ptr<PythonProcess>(std::make_unique<PythonProcessImpl>(
-      pid, options, std::move(*interp), *layout, std::move(native)));
+      pid, options, std::move(*interp), *layout, std::move(native), std::move(warning)));
 }
 
 }  // namespace

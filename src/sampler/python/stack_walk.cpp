@@ -9,7 +9,13 @@ namespace dapprof::sampler::python {
 namespace {
 
 constexpr std::uint8_t kOwnedByGenerator = 1;
-constexpr std::uint8_t kOwnedByCStack = 3;  // 3.12+ shim frames
+// 3.12+: the frame an evaluation call pushes at its start, which marks the C-stack boundary: 3 on
+// every version, named FRAME_OWNED_BY_CSTACK on 3.12-3.13 and FRAME_OWNED_BY_INTERPRETER on 3.14+
+// (where CSTACK became 4 and is assigned nowhere). CPython's own readers test owner >= 3.
+constexpr std::uint8_t kFirstShimOwner = 3;
+// 3.14+: f_executable is a _PyStackRef, a pointer whose low bits are tags (1 bit on 3.14, 2 on
+// 3.15); objects are at least 8-aligned, so masking 3 bits is right on every version.
+constexpr Address kStackRefTagBits = 7;
 // 3.11's _PyInterpreterFrame has `bool is_entry` right before `char owner`.
 constexpr std::uint64_t kIsEntryBeforeOwner = 1;
 constexpr std::uint64_t kWindow = 16 * 1024;
@@ -138,12 +144,14 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
     if (auto s = read_frame(f, buf.data()); !s) return as_torn(s.error());
     if (!new_frames) addresses.push_back(f);
     RawFrame rf;
+    rf.address = f;
     rf.code = field<Address>(buf.data(), l.frame_code);
+    if (l.at_least(3, 14)) rf.code &= ~kStackRefTagBits;
     if (new_frames) {
       rf.instr = field<Address>(buf.data(), l.frame_instr);
       rf.owner = field<std::uint8_t>(buf.data(), l.frame_owner);
       if (l.at_least(3, 12)) {
-        rf.shim = rf.owner == kOwnedByCStack;
+        rf.shim = rf.owner >= kFirstShimOwner;
       } else {
         rf.ends_call = field<std::uint8_t>(buf.data(), l.frame_owner - kIsEntryBeforeOwner) != 0;
       }
@@ -164,7 +172,8 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
 }
 
 Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
-                                             std::vector<std::uint32_t>* eval_groups) {
+                                             std::vector<std::uint32_t>* eval_groups,
+                                             std::vector<Address>* eval_entries) {
   const Layout& l = objects_.layout();
   auto raw = chain(thread, top_frame);
   if (!raw) return raw.error();
@@ -187,15 +196,17 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
   std::vector<Frame> frames;
   frames.reserve(raw->size());
   if (eval_groups) eval_groups->clear();
+  if (eval_entries) eval_entries->clear();
   std::uint32_t in_call = 0;  // frames of the current evaluation call so far
-  const auto end_call = [&] {
+  const auto end_call = [&](Address shim) {
     if (eval_groups) eval_groups->push_back(in_call);
+    if (eval_entries) eval_entries->push_back(shim);
     in_call = 0;
   };
   const Address code_type = objects_.types().code;
   for (const auto& rf : *raw) {
     if (rf.shim) {
-      end_call();
+      end_call(rf.address);
       continue;
     }
     const std::span<const std::byte> header(headers.data() + index[rf.code] * l.code_size,
@@ -211,7 +222,7 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
       offset = static_cast<std::int64_t>(rf.instr - bytecode);
       // Not started yet (still in the frame's prologue): CPython hides these frames too.
       if (rf.owner != kOwnedByGenerator && offset < (*info)->first_traceable * 2) {
-        if (rf.ends_call) end_call();
+        if (rf.ends_call) end_call(0);
         continue;
       }
     } else {
@@ -223,9 +234,9 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
     frame.line = (*info)->line_at(codes_.format(), offset);
     frames.push_back(std::move(frame));
     ++in_call;
-    if (rf.ends_call) end_call();
+    if (rf.ends_call) end_call(0);
   }
-  if (in_call > 0) end_call();
+  if (in_call > 0) end_call(0);
   return frames;
 }
 

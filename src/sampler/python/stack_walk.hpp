@@ -3,7 +3,8 @@
 //   3.8-3.10  PyThreadState.frame -> PyFrameObject chain (f_back), line from f_lasti
 //   3.11-3.12 PyThreadState.cframe->current_frame -> _PyInterpreterFrame chain (previous),
 //             line from prev_instr
-//   3.13      PyThreadState.current_frame -> _PyInterpreterFrame chain, line from instr_ptr
+//   3.13+     PyThreadState.current_frame -> _PyInterpreterFrame chain, line from instr_ptr
+//             (3.14+: f_executable is a tagged _PyStackRef)
 // Frames not yet started (incomplete) and the C-stack shim frames of 3.12+ are skipped, as
 // CPython's own traceback code does.
 #include <cstdint>
@@ -41,11 +42,16 @@ class StackWalker {
   // many of the frames each C-level call of the evaluation loop runs, innermost first (for
   // merging native stacks): one each before 3.11; from 3.11 on, up to the entry frame (3.11:
   // is_entry; 3.12+: the next shim frame). A call whose frame has not started yet counts 0.
+  // `eval_entries` receives, per group, the address of the shim frame that ends it (3.12+; 0 for
+  // groups ended otherwise): it lies in the C stack frame of the call, to find that call among
+  // the native frames.
   Result<std::vector<Frame>> walk(Address thread, Address top_frame,
-                                  std::vector<std::uint32_t>* eval_groups = nullptr);
+                                  std::vector<std::uint32_t>* eval_groups = nullptr,
+                                  std::vector<Address>* eval_entries = nullptr);
 
  private:
   struct RawFrame {
+    Address address = 0;
     Address code = 0;
     Address instr = 0;       // 3.11+: current instruction pointer
     std::int64_t lasti = 0;  // 3.8-3.10: f_lasti

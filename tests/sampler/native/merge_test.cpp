@@ -25,8 +25,16 @@ class Stacks {
     f.symbolized = symbolized;
     f.role = classify(function, symbolized, f.interpreter);
     frames_.push_back(std::move(f));
+    sps_.push_back(0x7000 + 0x100 * sps_.size());  // each frame 256 bytes above its callee
     return *this;
   }
+  // 3.12+: the shim frames' addresses, one per group (0 for none).
+  Stacks& entries(std::vector<std::uint64_t> e) {
+    entries_ = std::move(e);
+    return *this;
+  }
+  // The address inside the stack range of native frame i (innermost first).
+  std::uint64_t inside(std::size_t i) const { return sps_.at(i) + 0x40; }
   Stacks& interp(const std::string& function) { return native(function, ""); }
   Stacks& eval() { return interp("_PyEval_EvalFrameDefault"); }
   Stacks& python(const std::string& function) {
@@ -46,7 +54,7 @@ class Stacks {
   std::vector<std::string> merged(bool keep_all = false) const {
     std::vector<const NativeFrame*> natives;
     for (const auto& f : frames_) natives.push_back(&f);
-    const auto out = merge(MergeInput{natives, python_, groups_, keep_all});
+    const auto out = merge(MergeInput{natives, python_, groups_, keep_all, entries_, sps_});
     std::vector<std::string> names;
     for (const auto& f : out) {
       names.push_back(f.native ? "C:" + f.function : f.function);
@@ -64,9 +72,57 @@ class Stacks {
   std::deque<NativeFrame> frames_;
   std::vector<Frame> python_;
   std::vector<std::uint32_t> groups_;
+  std::vector<std::uint64_t> sps_;
+  std::vector<std::uint64_t> entries_;
 };
 
 using Names = std::vector<std::string>;
+
+// Debian's 3.14 and 3.15: the loop has no name on the stack (a stripped, split or tail-calling
+// interpreter), but each call's shim frame lies in the C frame running it.
+TEST(Merge, LoopFramesFoundByTheirShimFramesWhateverTheirNames) {
+  Stacks s;
+  s.native("libc_read", "/lib/libc.so.6")
+      .native("python3.14+0x448e2f", "", false)  // an opcode handler, no symbol
+      .interp("PyObject_Vectorcall")
+      .native("builtin_sorted_stand_in", "/lib/ext.so")
+      .native("python3.14+0x598000", "", false)
+      .interp("PyEval_EvalCode")
+      .interp("Py_RunMain")
+      .python("inner")
+      .python("middle")
+      .python("outer")
+      .groups({1, 2});
+  s.entries({s.inside(1), s.inside(4)});
+  EXPECT_EQ(s.merged(), (Names{"C:libc_read", "inner", "C:builtin_sorted_stand_in", "middle",
+                               "outer"}));
+}
+
+// 3.15: a thread's outermost shim is its base frame, inside the thread state, not the C stack.
+TEST(Merge, AShimOffTheStackRunningNoFrameKeepsStartUpOut) {
+  Stacks s;
+  s.native("work", "/lib/ext.so")
+      .native("python3.15+0x4426eb", "", false)
+      .interp("PyEval_EvalCode")
+      .native("libc.so.6+0x29f40", "/lib/libc.so.6", false)
+      .python("f")
+      .python("<module>")
+      .groups({2, 0});
+  s.entries({s.inside(1), 0xc95190});
+  EXPECT_EQ(s.merged(), (Names{"C:work", "f", "<module>"}));
+}
+
+TEST(Merge, ANamedLoopFrameHoldingNoShimRunsNoPythonFrame) {
+  Stacks s;
+  s.eval().eval().interp("Py_RunMain").python("only").groups({1});
+  s.entries({s.inside(1)});
+  EXPECT_EQ(s.merged(), (Names{"only"}));
+  // An unwind whose frames hold none of the shims: the names decide, as before.
+  Stacks t;
+  t.native("work", "/lib/ext.so").eval().python("only").groups({1});
+  t.entries({0x1000});
+  EXPECT_EQ(t.merged(), (Names{"C:work", "only"}));
+}
 
 TEST(Classify, EvalLoopIncludingItsColdPart) {
   EXPECT_EQ(classify("_PyEval_EvalFrameDefault", true, true), Role::Eval);

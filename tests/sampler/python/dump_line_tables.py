@@ -281,7 +281,8 @@ def debug_offsets():
         return ""
     import ctypes
     runtime = ctypes.c_char.in_dll(ctypes.pythonapi, "_PyRuntime")
-    return ctypes.string_at(ctypes.addressof(runtime), 584).hex()
+    # As many bytes as the sampler reads (kDebugOffsetsReadSize): the struct grows with each minor.
+    return ctypes.string_at(ctypes.addressof(runtime), 2048).hex()
 
 
 def main():

@@ -1,9 +1,10 @@
-// Sanity of the generated layout tables, the _Py_DebugOffsets reader (against the copy in a real
-// 3.13 process) and the helpers of interpreter discovery.
+// Sanity of the generated layout tables, the _Py_DebugOffsets reader (against the copy in every
+// real 3.13+ process installed) and the helpers of interpreter discovery.
 #include "sampler/python/layout.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "interpreter_data.hpp"
@@ -28,7 +29,7 @@ std::uint64_t generated(int minor, std::string_view name) {
 }
 
 TEST(Layout, EverySupportedVersionHasACompleteTable) {
-  for (int minor = 8; minor <= 13; ++minor) {
+  for (int minor = 8; minor <= 15; ++minor) {
     auto layout = layout_for(3, minor);
     ASSERT_TRUE(layout) << "3." << minor << ": " << layout.message();
     EXPECT_EQ(missing_fields(*layout), "") << "3." << minor;
@@ -39,10 +40,11 @@ TEST(Layout, EverySupportedVersionHasACompleteTable) {
     EXPECT_EQ(layout->frame_previous % 8, 0u);
     EXPECT_EQ(layout->object_type, 8u);
   }
+  EXPECT_EQ(supported_range(), "3.8 to 3.15");
 }
 
 TEST(Layout, UnsupportedVersionsAreNamed) {
-  for (auto [major, minor] : {std::pair{3, 7}, std::pair{3, 14}, std::pair{2, 7}}) {
+  for (auto [major, minor] : {std::pair{3, 7}, std::pair{3, 16}, std::pair{2, 7}}) {
     auto layout = layout_for(major, minor);
     ASSERT_FALSE(layout);
     EXPECT_EQ(layout.code(), ErrorCode::UnsupportedVersion);
@@ -51,35 +53,61 @@ TEST(Layout, UnsupportedVersionsAreNamed) {
   }
 }
 
-TEST(Layout, DebugOffsetIndexesMatchTheHeaders) {
-  // apply_debug_offsets indexes _Py_DebugOffsets as uint64 words; the generator measured where
-  // those fields really are.
-  EXPECT_EQ(generated(13, "debug.size"), kDebugOffsetsSize);
-  EXPECT_EQ(generated(13, "debug.interpreters_head"), 5 * 8u);
-  EXPECT_EQ(generated(13, "debug.gil_holder"), 18 * 8u);
-  EXPECT_EQ(generated(13, "debug.native_thread_id"), 25 * 8u);
-  EXPECT_EQ(generated(13, "debug.frame_owner"), 33 * 8u);
-  EXPECT_EQ(generated(13, "debug.code_adaptive"), 43 * 8u);
-  EXPECT_EQ(generated(13, "debug.type_flags"), 49 * 8u);
-  EXPECT_EQ(generated(13, "debug.dict_values"), 58 * 8u);
-  EXPECT_EQ(generated(13, "debug.long_digit"), 63 * 8u);
-  EXPECT_EQ(generated(13, "debug.bytes_sval"), 66 * 8u);
-  EXPECT_EQ(generated(13, "debug.unicode_ascii_size"), 70 * 8u);
+TEST(Layout, EveryDebugOffsetsVersionHasTheFieldsTheSamplerTakes) {
+  for (int minor = 13; minor <= 15; ++minor) {
+    const auto fields = debug_offset_fields(minor);
+    for (std::string_view want : {"runtime_state.interpreters_head", "thread_state.current_frame",
+                                  "interpreter_frame.executable", "interpreter_frame.owner",
+                                  "code_object.co_code_adaptive", "unicode_object.state"}) {
+      EXPECT_NE(std::find(fields.begin(), fields.end(), want), fields.end())
+          << "3." << minor << " lacks " << want;
+    }
+    EXPECT_NE(generated(minor, "debug.size"), kAbsent);
+    EXPECT_LE(generated(minor, "debug.size"), kDebugOffsetsReadSize);
+  }
+  // 3.15 adds the type and unicode sizes that earlier versions take from the table.
+  const auto f15 = debug_offset_fields(15);
+  EXPECT_NE(std::find(f15.begin(), f15.end(), "type_object.tp_basicsize"), f15.end());
+  const auto f14 = debug_offset_fields(14);
+  EXPECT_EQ(std::find(f14.begin(), f14.end(), "type_object.tp_basicsize"), f14.end());
 }
 
-TEST(Layout, RealDebugOffsetsAgreeWithTheGeneratedTable) {
-  bool seen = false;
+// The _Py_DebugOffsets copy of every installed 3.13+ interpreter, read in the process itself.
+struct DebugCopy {
+  std::string version;
+  int minor;
+  std::vector<std::byte> bytes;
+};
+
+std::vector<DebugCopy> debug_copies() {
+  std::vector<DebugCopy> out;
   for (const auto& interp : interpreter_data()["interpreters"]) {
     const std::string hex = interp["debug_offsets"];
     if (hex.empty()) continue;
-    seen = true;
     const std::string version = interp["version"];
-    auto layout = layout_for(3, std::stoi(version.substr(2)));
-    ASSERT_TRUE(layout);
-    const Layout table = *layout;
-    const auto bytes = from_hex(hex);
-    ASSERT_TRUE(apply_debug_offsets(
-        *layout, std::span(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size())));
+    const auto raw = from_hex(hex);
+    std::vector<std::byte> bytes(raw.size());
+    std::memcpy(bytes.data(), raw.data(), raw.size());
+    out.push_back({version, std::stoi(version.substr(2)), std::move(bytes)});
+  }
+  return out;
+}
+
+void set_version(std::vector<std::byte>& bytes, int minor) {
+  std::uint64_t v = (3ull << 24) | (static_cast<std::uint64_t>(minor) << 16) | 0xf0;
+  std::memcpy(bytes.data() + 8, &v, 8);
+}
+
+TEST(Layout, RealDebugOffsetsAgreeWithTheGeneratedTable) {
+  const auto copies = debug_copies();
+  if (copies.empty()) GTEST_SKIP() << "no CPython 3.13+ installed";
+  for (const auto& copy : copies) {
+    SCOPED_TRACE(copy.version);
+    auto layout = layout_from_debug_offsets(3, copy.minor, copy.bytes);
+    ASSERT_TRUE(layout) << layout.message();
+    EXPECT_EQ(layout->borrowed_minor, 0);
+    const Layout table = *layout_for(3, copy.minor);
+    // Sizes may grow in patch releases (read from the target); offsets inside may not.
     EXPECT_EQ(layout->runtime_interpreters_head, table.runtime_interpreters_head);
     EXPECT_EQ(layout->interp_threads_head, table.interp_threads_head);
     EXPECT_EQ(layout->interp_modules, table.interp_modules);
@@ -87,22 +115,73 @@ TEST(Layout, RealDebugOffsetsAgreeWithTheGeneratedTable) {
     EXPECT_EQ(layout->gil_locked, table.gil_locked);
     EXPECT_EQ(layout->gil_last_holder, table.gil_last_holder);
     EXPECT_EQ(layout->tstate_current_frame, table.tstate_current_frame);
+    EXPECT_EQ(layout->tstate_thread_id, table.tstate_thread_id);
     EXPECT_EQ(layout->tstate_native_thread_id, table.tstate_native_thread_id);
+    EXPECT_EQ(layout->frame_size, table.frame_size);
     EXPECT_EQ(layout->frame_code, table.frame_code);
     EXPECT_EQ(layout->frame_instr, table.frame_instr);
     EXPECT_EQ(layout->frame_owner, table.frame_owner);
     EXPECT_EQ(layout->code_qualname, table.code_qualname);
     EXPECT_EQ(layout->code_code_adaptive, table.code_code_adaptive);
     EXPECT_EQ(layout->unicode_ascii_size, table.unicode_ascii_size);
+    EXPECT_EQ(layout->type_basicsize, table.type_basicsize);
     EXPECT_EQ(missing_fields(*layout), "");
 
-    auto broken = bytes;
-    broken[0] = 'X';
-    auto s = apply_debug_offsets(
-        *layout, std::span(reinterpret_cast<const std::byte*>(broken.data()), broken.size()));
-    EXPECT_FALSE(s);
+    auto broken = copy.bytes;
+    broken[0] = std::byte{'X'};
+    EXPECT_FALSE(layout_from_debug_offsets(3, copy.minor, broken));
+    // The struct's own version must be the one Py_Version gave.
+    EXPECT_FALSE(layout_from_debug_offsets(3, copy.minor == 13 ? 14 : 13, copy.bytes));
   }
-  if (!seen) GTEST_SKIP() << "no CPython 3.13 installed";
+}
+
+// Free-threaded builds cannot be built here (Debian has none): the flag is set in a real
+// default build's copy, which is all the reader looks at to refuse.
+TEST(Layout, FreeThreadedBuildsAreRefusedByName) {
+  const auto copies = debug_copies();
+  if (copies.empty()) GTEST_SKIP() << "no CPython 3.13+ installed";
+  for (auto copy : copies) {
+    copy.bytes[16] = std::byte{1};
+    auto layout = layout_from_debug_offsets(3, copy.minor, copy.bytes);
+    ASSERT_FALSE(layout) << copy.version;
+    EXPECT_EQ(layout.code(), ErrorCode::UnsupportedVersion);
+    EXPECT_NE(layout.message().find("free-threaded"), std::string::npos) << layout.message();
+    EXPECT_NE(layout.message().find("python3." + std::to_string(copy.minor) + "t"),
+              std::string::npos);
+  }
+}
+
+// A minor version newer than dapprof cannot run here; its copy is a real newest one relabelled.
+TEST(Layout, ANewerMinorWithAKnownShapeIsSampledAsUntested) {
+  auto copies = debug_copies();
+  if (copies.empty()) GTEST_SKIP() << "no CPython 3.13+ installed";
+  auto newest = *std::max_element(copies.begin(), copies.end(),
+                                  [](const auto& a, const auto& b) { return a.minor < b.minor; });
+  const Layout known = *layout_from_debug_offsets(3, newest.minor, newest.bytes);
+  set_version(newest.bytes, 16);
+  auto layout = layout_from_debug_offsets(3, 16, newest.bytes);
+  ASSERT_TRUE(layout) << layout.message();
+  EXPECT_EQ(layout->minor, 16);
+  EXPECT_EQ(layout->borrowed_minor, newest.minor);
+  EXPECT_EQ(layout->tstate_current_frame, known.tstate_current_frame);
+  EXPECT_EQ(layout->frame_owner, known.frame_owner);
+  EXPECT_EQ(layout->code_code_adaptive, known.code_code_adaptive);
+  EXPECT_TRUE(layout->at_least(3, 16));
+}
+
+TEST(Layout, ANewerMinorWithAnUnknownShapeIsRefusedByName) {
+  auto copies = debug_copies();
+  if (copies.empty()) GTEST_SKIP() << "no CPython 3.13+ installed";
+  for (auto copy : copies) {
+    // A field added to runtime_state moves everything after it by one word.
+    copy.bytes.insert(copy.bytes.begin() + 40, 8, std::byte{0});
+    set_version(copy.bytes, 16);
+    auto layout = layout_from_debug_offsets(3, 16, copy.bytes);
+    ASSERT_FALSE(layout) << copy.version;
+    EXPECT_EQ(layout.code(), ErrorCode::UnsupportedVersion);
+    EXPECT_NE(layout.message().find("Python 3.16"), std::string::npos) << layout.message();
+    EXPECT_NE(layout.message().find("update dapprof"), std::string::npos);
+  }
 }
 
 TEST(Discovery, FindsTheVersionStringOfSysVersion) {
