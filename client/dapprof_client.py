@@ -1046,6 +1046,8 @@ def _run(opts, record: Optional[TextIO]) -> int:
             raise
         _say(f"profiling process {info.get('pid')} (Python {info.get('pythonVersion')}) at "
              f"{info.get('rate')} Hz" + (f" for {opts.duration:g} s" if opts.duration else ""))
+        if info.get("warning"):
+            _say(f"warning: {info['warning']}")
         session.collect(opts.duration)
         written = _finish_profiling(session, opts, problems)
         profile = session.profile

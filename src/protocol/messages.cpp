@@ -133,14 +133,14 @@ StartProfilingResponse StartProfilingResponse::from(const StartProfilingArgument
 
 Json to_json(const StartProfilingResponse& b) {
   Json j = {{"pid", b.pid},
-          {"pythonVersion", b.python_version},
-          {"rate", b.rate},
-          {"native", b.native},
-          {"nonblocking", b.nonblocking},
-          {"idle", b.idle},
-          {"gil", b.gil},
-          {"subprocesses", b.subprocesses},
-          {"batchIntervalMs", b.batch_interval_ms}};
+            {"pythonVersion", b.python_version},
+            {"rate", b.rate},
+            {"native", b.native},
+            {"nonblocking", b.nonblocking},
+            {"idle", b.idle},
+            {"gil", b.gil},
+            {"subprocesses", b.subprocesses},
+            {"batchIntervalMs", b.batch_interval_ms}};
   if (!b.warning.empty()) j["warning"] = b.warning;
   return j;
 }

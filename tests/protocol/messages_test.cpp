@@ -100,6 +100,9 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   EXPECT_EQ(start.dump(), R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
                           R"("nonblocking":false,"idle":false,"gil":true,"subprocesses":false,)"
                           R"("batchIntervalMs":100})");
+  auto untested = StartProfilingResponse::from(enabled, 42, "3.16.0");
+  untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
+  EXPECT_EQ(to_json(untested)["warning"], untested.warning);
   ProfilingStopped stopped{
       StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt}};
   EXPECT_EQ(to_json(stopped).dump(), R"({"reason":"exited","message":"process 42 exited",)"

@@ -28,8 +28,8 @@ struct Fd {
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   bool read(void* out, std::size_t size, std::uint64_t offset) const {
-    return fd >= 0 && ::pread(fd, out, size, static_cast<off_t>(offset)) ==
-                          static_cast<ssize_t>(size);
+    return fd >= 0 &&
+           ::pread(fd, out, size, static_cast<off_t>(offset)) == static_cast<ssize_t>(size);
   }
   int fd;
 };

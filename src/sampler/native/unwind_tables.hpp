@@ -17,10 +17,10 @@
 namespace dapprof::sampler::native {
 
 struct UnwindTable {
-  std::uint64_t header = 0;      // runtime address of .eh_frame_hdr (libunwind's segbase)
-  std::uint64_t table = 0;       // runtime address of its sorted (location, FDE) pairs
-  std::uint64_t entries = 0;     // number of pairs
-  std::uint64_t start_ip = 0;    // the module's code, as mapped
+  std::uint64_t header = 0;    // runtime address of .eh_frame_hdr (libunwind's segbase)
+  std::uint64_t table = 0;     // runtime address of its sorted (location, FDE) pairs
+  std::uint64_t entries = 0;   // number of pairs
+  std::uint64_t start_ip = 0;  // the module's code, as mapped
   std::uint64_t end_ip = 0;
 };
 

@@ -125,9 +125,9 @@ Status check_plausible(const Layout& l) {
                       l.frame_previous + 8 <= l.frame_size && l.frame_instr + 8 <= l.frame_size &&
                       l.frame_owner < l.frame_size && l.code_linetable + 8 <= l.code_size &&
                       l.code_qualname + 8 <= l.code_size && l.code_code_adaptive <= l.code_size;
-  const bool bounded = std::max({l.tstate_size, l.frame_size, l.code_size, l.interp_modules,
-                                 l.interp_threads_head, l.runtime_interpreters_head}) <
-                       kMaxStructSize;
+  const bool bounded =
+      std::max({l.tstate_size, l.frame_size, l.code_size, l.interp_modules, l.interp_threads_head,
+                l.runtime_interpreters_head}) < kMaxStructSize;
   if (inside && bounded) return Ok{};
   return Error{"_Py_DebugOffsets holds implausible offsets", ErrorCode::UnsupportedVersion};
 }
@@ -153,8 +153,8 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   // target's own offsets win), not a refusal.
   for (const auto& b : kDebugBindings) {
     if (table.*(b.member) != kAbsent && table.*(b.member) != (*layout).*(b.member)) {
-      spdlog::debug("Python {}.{}: {} is {} in the target's _Py_DebugOffsets, {} in the table", base.major,
-                    base.minor, b.field, (*layout).*(b.member), table.*(b.member));
+      spdlog::debug("Python {}.{}: {} is {} in the target's _Py_DebugOffsets, {} in the table",
+                    base.major, base.minor, b.field, (*layout).*(b.member), table.*(b.member));
     }
   }
   return layout;

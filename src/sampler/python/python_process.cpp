@@ -144,9 +144,8 @@ class PythonProcessImpl final : public PythonProcess {
     pause.reset();
     for (std::size_t i = 0; i < snap.threads.size(); ++i) {
       auto& t = snap.threads[i];
-      t.frames =
-          native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames), eval_groups_[i],
-                         eval_entries_[i]);
+      t.frames = native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames),
+                                eval_groups_[i], eval_entries_[i]);
     }
   }
 
@@ -280,10 +279,11 @@ Result<python::Layout> read_layout(pid_t pid, const process::ProcessMemory& memo
 // What to say once about a version dapprof samples without having been tested on it.
 std::string untested_warning(const python::Interpreter& interp, const python::Layout& layout) {
   if (layout.borrowed_minor == 0) return "";
-  return fmt::format("Python {} is newer than the versions dapprof was tested with (CPython {}); "
-                     "its _Py_DebugOffsets have the shape of 3.{}'s, so it is sampled with that "
-                     "layout, untested",
-                     interp.version, python::supported_range(), layout.borrowed_minor);
+  return fmt::format(
+      "Python {} is newer than the versions dapprof was tested with (CPython {}); "
+      "its _Py_DebugOffsets have the shape of 3.{}'s, so it is sampled with that "
+      "layout, untested",
+      interp.version, python::supported_range(), layout.borrowed_minor);
 }
 
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at

@@ -37,7 +37,7 @@ Result<UnicodeHeader> parse_unicode_header(std::span<const std::byte> header, co
   std::memcpy(&length, header.data() + l.unicode_length, sizeof length);
   std::memcpy(&state, header.data() + l.unicode_state, sizeof state);
   UnicodeHeader h;
-  // PyASCIIObject.state bit-field, identical in 3.8-3.13: interned:2, kind:3, compact:1,
+  // PyASCIIObject.state bit-field, identical in 3.8-3.15: interned:2, kind:3, compact:1,
   // ascii:1 (then ready or statically_allocated), allocated from bit 0 by GCC on x86-64.
   h.kind = static_cast<int>((state >> 2) & 7);
   h.compact = (state >> 5) & 1;

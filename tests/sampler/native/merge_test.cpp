@@ -94,8 +94,8 @@ TEST(Merge, LoopFramesFoundByTheirShimFramesWhateverTheirNames) {
       .python("outer")
       .groups({1, 2});
   s.entries({s.inside(1), s.inside(4)});
-  EXPECT_EQ(s.merged(), (Names{"C:libc_read", "inner", "C:builtin_sorted_stand_in", "middle",
-                               "outer"}));
+  EXPECT_EQ(s.merged(),
+            (Names{"C:libc_read", "inner", "C:builtin_sorted_stand_in", "middle", "outer"}));
 }
 
 // 3.15: a thread's outermost shim is its base frame, inside the thread state, not the C stack.

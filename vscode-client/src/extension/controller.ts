@@ -186,6 +186,7 @@ export class ProfilingController implements vscode.Disposable {
     st.error = undefined;
     st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate };
     st.sampleIntervalMs = 1000 / (st.run.rate || 100);
+    if (resp?.warning) void vscode.window.showWarningMessage(`dapprof: ${resp.warning}`);
     this.shown = st;
     if (vscode.workspace.getConfiguration('dapprof.profiling', session.workspaceFolder).get<boolean>('openFlameGraph', true))
       this.panel.show(true);

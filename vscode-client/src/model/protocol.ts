@@ -51,6 +51,8 @@ export interface StartProfilingResponseBody {
   gil: boolean;
   subprocesses: boolean;
   batchIntervalMs: number;
+  /** Something to tell the user, e.g. an untested (newer) Python version. */
+  warning?: string;
 }
 
 export interface ProfilingSummary {
