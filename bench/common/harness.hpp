@@ -84,16 +84,21 @@ inline double thread_cpu_seconds() {
 
 struct Interpreter {
   std::string label, path;
+  std::string root;  // empty unless it runs in a root of its own (path is then a wrapper)
 };
 
 // The interpreters tests/support/pythons.py lists (`source_dir` is the repository); unless
 // `all`, pyenv's 3.12 and Debian's 3.11 (a shared and a static libpython), or all if neither.
 inline std::vector<Interpreter> interpreters(const std::string& source_dir, bool all) {
   Child list({"/usr/bin/python3", source_dir + "/tests/support/pythons.py"});
-  std::istringstream in(list.read_all());
+  std::istringstream lines(list.read_all());
   std::vector<Interpreter> found;
-  std::string label, path, version;
-  while (in >> label >> path >> version) found.push_back({label, path});
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string label, path, version, root;
+    if (!(in >> label >> path >> version >> root)) continue;
+    found.push_back({label, path, root == "-" ? "" : root});
+  }
   if (all) return found;
   std::vector<Interpreter> picked;
   for (const auto& i : found)

@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::vector<bench::Interpreter> interps;
-  for (const auto& p : pythons) interps.push_back({p, p});
+  for (const auto& p : pythons) interps.push_back({p, p, ""});
   if (interps.empty()) interps = bench::interpreters(DAPPROF_SOURCE_DIR, all);
 
   fmt::print("Target: 1000 samples/s of a 100-frame stack under 10% of one core.\n");
