@@ -88,7 +88,8 @@ struct Interpreter {
 };
 
 // The interpreters tests/support/pythons.py lists (`source_dir` is the repository); unless
-// `all`, pyenv's 3.12 and Debian's 3.11 (a shared and a static libpython), or all if neither.
+// `all`, pyenv's 3.12 and Debian's 3.11 (a shared and a static libpython) and the Debian
+// unstable root's 3.14 and 3.15 (the newest layouts), or all if none of them.
 inline std::vector<Interpreter> interpreters(const std::string& source_dir, bool all) {
   Child list({"/usr/bin/python3", source_dir + "/tests/support/pythons.py"});
   std::istringstream lines(list.read_all());
@@ -102,7 +103,9 @@ inline std::vector<Interpreter> interpreters(const std::string& source_dir, bool
   if (all) return found;
   std::vector<Interpreter> picked;
   for (const auto& i : found)
-    if (i.label.starts_with("pyenv-3.12") || i.label.starts_with("debian")) picked.push_back(i);
+    if (i.label.starts_with("pyenv-3.12") || i.label.starts_with("debian") ||
+        i.label == "sid-3.14" || i.label == "sid-3.15")
+      picked.push_back(i);
   return picked.empty() ? found : picked;
 }
 
