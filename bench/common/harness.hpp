@@ -84,20 +84,28 @@ inline double thread_cpu_seconds() {
 
 struct Interpreter {
   std::string label, path;
+  std::string root;  // empty unless it runs in a root of its own (path is then a wrapper)
 };
 
 // The interpreters tests/support/pythons.py lists (`source_dir` is the repository); unless
-// `all`, pyenv's 3.12 and Debian's 3.11 (a shared and a static libpython), or all if neither.
+// `all`, pyenv's 3.12 and Debian's 3.11 (a shared and a static libpython) and the Debian
+// unstable root's 3.14 and 3.15 (the newest layouts), or all if none of them.
 inline std::vector<Interpreter> interpreters(const std::string& source_dir, bool all) {
   Child list({"/usr/bin/python3", source_dir + "/tests/support/pythons.py"});
-  std::istringstream in(list.read_all());
+  std::istringstream lines(list.read_all());
   std::vector<Interpreter> found;
-  std::string label, path, version;
-  while (in >> label >> path >> version) found.push_back({label, path});
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream in(line);
+    std::string label, path, version, root;
+    if (!(in >> label >> path >> version >> root)) continue;
+    found.push_back({label, path, root == "-" ? "" : root});
+  }
   if (all) return found;
   std::vector<Interpreter> picked;
   for (const auto& i : found)
-    if (i.label.starts_with("pyenv-3.12") || i.label.starts_with("debian")) picked.push_back(i);
+    if (i.label.starts_with("pyenv-3.12") || i.label.starts_with("debian") ||
+        i.label == "sid-3.14" || i.label == "sid-3.15")
+      picked.push_back(i);
   return picked.empty() ? found : picked;
 }
 

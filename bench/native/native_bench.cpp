@@ -101,7 +101,8 @@ std::optional<Row> measure(Target& target, double rate, bool native, double seco
   return row;
 }
 
-// pyenv's 3.12 and Debian's 3.11 (shared and static libpython), as tests/support finds them.
+// pyenv's 3.12, Debian's 3.11 (shared and static libpython) and the Debian unstable root's 3.14
+// and 3.15, as tests/support finds them.
 std::vector<std::string> default_pythons() {
   std::vector<std::string> paths;
   for (const auto& i : bench::interpreters(DAPPROF_SOURCE_DIR, false)) paths.push_back(i.path);
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
   double seconds = 3;
   std::vector<std::string> pythons;
   app.add_option("--seconds", seconds, "measuring time per configuration (and per baseline)");
-  app.add_option("--python", pythons, "interpreter(s) (default: pyenv 3.12 and Debian 3.11)");
+  app.add_option("--python", pythons,
+                 "interpreter(s) (default: pyenv 3.12, Debian 3.11, sid 3.14 and 3.15)");
   CLI11_PARSE(app, argc, argv);
   if (pythons.empty()) pythons = default_pythons();
 

@@ -36,9 +36,11 @@ namespace bench = dapprof::bench;
 using bench::Child;
 using bench::thread_cpu_seconds;
 
+// sys.executable, not the path we ran: for an interpreter in a root of its own that path is a
+// wrapper for the host, and this runs inside the root.
 constexpr const char* kLauncher =
     "import subprocess, sys\n"
-    "p = subprocess.Popen(sys.argv[1:])\n"
+    "p = subprocess.Popen([sys.executable] + sys.argv[1:])\n"
     "print(p.pid, flush=True)\n"
     "p.wait()\n";
 
@@ -127,14 +129,16 @@ int main(int argc, char** argv) {
   std::vector<int> depths{10, 100, 1000};
   bool all = false, pause_only = false;
   app.add_option("--seconds", seconds, "sampling time per configuration");
-  app.add_option("--python", pythons, "interpreter(s) to use (default: pyenv 3.12 and Debian's)");
+  app.add_option("--python", pythons,
+                 "interpreter(s) to use (default: pyenv 3.12, Debian's 3.11, and "
+                 "3.14 and 3.15 of the Debian unstable root)");
   app.add_flag("--all", all, "every interpreter tests/support/pythons.py finds");
   app.add_option("--depth", depths, "stack depths to measure");
   app.add_flag("--pause-only", pause_only, "measure only the pause window");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<bench::Interpreter> interps;
-  for (const auto& p : pythons) interps.push_back({p, p});
+  for (const auto& p : pythons) interps.push_back({p, p, ""});
   if (interps.empty()) interps = bench::interpreters(DAPPROF_SOURCE_DIR, all);
 
   fmt::print("Target: 1000 samples/s of a 100-frame stack under 10% of one core.\n");
@@ -143,7 +147,7 @@ int main(int argc, char** argv) {
     for (int depth : depths) {
       // Like a debuggee launched by debugpy, the target is not our child: an intermediate
       // process starts it (dapprof pauses its own children differently, see pause.cpp).
-      Child launcher({interp.path, "-c", kLauncher, interp.path,
+      Child launcher({interp.path, "-c", kLauncher,
                       DAPPROF_SOURCE_DIR "/tests/sampler/process/targets/deep.py",
                       std::to_string(depth)});
       const auto pid_line = launcher.read_line();

@@ -148,22 +148,11 @@ def test_launch_profile_stop(procs, tmp_path, transport):
     finish(client, proc, stop_file)
 
 
-def _interpreter(label):
-    found = {i.label: i for i in pythons.interpreters()}
-    if label == "debian-3.11":
-        return found.get(label)
-    return next((i for i in found.values()
-                 if i.label.startswith("pyenv-") and "%d.%d" % i.version[:2] == label), None)
-
-
-@pytest.mark.parametrize("version", [f"{a}.{b}" for a, b in pythons.SUPPORTED] + ["debian-3.11"])
-def test_profile_under_each_interpreter(procs, tmp_path, version):
-    interp = _interpreter(version)
-    if interp is None:
-        pytest.skip(f"CPython {version} is not installed here")
+@pytest.mark.parametrize("interp", pythons.each())
+def test_profile_under_each_interpreter(procs, tmp_path, interp):
     stop_file = tmp_path / "stop"
     proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
-    pid = launch(client, [stop_file], python=interp.path)
+    pid = launch(client, [stop_file], python=interp.inner_path)
     procs.pids.append(pid)
     stream, summary, out, body = profile_run(client, tmp_path, "run", seconds=1.2, rate=200)
     assert body["pythonVersion"] == "%d.%d.%d" % interp.version

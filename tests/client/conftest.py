@@ -43,15 +43,16 @@ def _kill(pid: int) -> None:
 
 
 class Serve:
-    """`dapprof serve --listen 127.0.0.1:0 --port-file F`, stopped with SIGTERM at teardown."""
+    """`dapprof serve --listen 127.0.0.1:0 --port-file F`, its adapters under `python`, stopped
+    with SIGTERM at teardown."""
 
-    def __init__(self, tmp_path: Path, *extra: str):
+    def __init__(self, tmp_path: Path, *extra: str, python: str = DEBIAN_PYTHON):
         self.log = tmp_path / "serve.log"
         port_file = tmp_path / "serve.port"
         with open(self.log, "wb") as log:
             self.proc = subprocess.Popen(
                 [dapprof_bin(), "serve", "--listen", "127.0.0.1:0", "--port-file", str(port_file),
-                 "--python", DEBIAN_PYTHON, *extra],
+                 "--python", python, *extra],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
         deadline = time.monotonic() + 15
         while not (port_file.exists() and port_file.read_text().strip()):

@@ -27,6 +27,10 @@ def pyenv_interpreters():
     return [found[0], found[-1]] if len(found) > 1 else found
 
 
+def root_interpreters():
+    return [p for p in pythons.each() if p.id.startswith("sid-")]
+
+
 def check_profile(run, tmp_path, daemon_format=None):
     """The facts every successful run must show."""
     assert run.returncode == 0, run
@@ -123,6 +127,22 @@ def test_serve_pyenv_python(interp, serve, run_client, tmp_path):
                      *outputs(tmp_path, "cpuprofile"), str(APP), "--", "60", python=interp.path)
     summary = check_profile(run, tmp_path, "cpuprofile")
     assert summary["pythonVersion"] == ".".join(map(str, interp.version))
+
+
+@pytest.mark.parametrize("interp", root_interpreters())
+def test_serve_python_in_a_root(interp, run_client, tmp_path):
+    """Everything inside the Debian unstable root as in a container: the adapter (the root's own
+    debugpy), the program, started by the interpreter's name inside, and the client itself, on
+    that version. Only dapprof runs outside, sampling through /proc."""
+    serve = Serve(tmp_path, python=interp.path)
+    try:
+        run = run_client("--connect", serve.address, "--duration", "3",
+                         "--python", interp.inner_path, *outputs(tmp_path, "collapsed"),
+                         str(APP), "--", "60", python=interp.path)
+        summary = check_profile(run, tmp_path, "collapsed")
+        assert summary["pythonVersion"] == ".".join(map(str, interp.version))
+    finally:
+        serve.stop()
 
 
 def test_program_ending_first_ends_the_run_and_its_exit_code_fails_the_client(serve, run_client,

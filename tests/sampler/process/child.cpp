@@ -102,8 +102,9 @@ const std::vector<Interpreter>& interpreters() {
     while (auto line = c.read_line(std::chrono::seconds(60))) {
       std::istringstream in(*line);
       Interpreter i;
-      std::string version;
-      in >> i.label >> i.path >> version;
+      std::string version, root;
+      in >> i.label >> i.path >> version >> root;
+      if (root != "-") i.root = root;
       if (std::sscanf(version.c_str(), "%d.%d", &i.major, &i.minor) == 2) out.push_back(i);
     }
     c.wait();

@@ -39,9 +39,11 @@ class Child {
 };
 
 struct Interpreter {
-  std::string label;  // "pyenv-3.12.1", "debian-3.11"
-  std::string path;
+  std::string label;  // "pyenv-3.12.1", "debian-3.11", "sid-3.14"
+  std::string path;   // what to run: for one in a root, a wrapper that enters the root
   int major = 0, minor = 0;
+  std::string root;  // the file system it runs in (seen by the host through /proc/PID/root);
+                     // empty for the host's own
 };
 
 // Every interpreter tests/support/pythons.py finds.

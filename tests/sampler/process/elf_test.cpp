@@ -24,6 +24,14 @@ std::string interpreter_image(const std::vector<MapEntry>& maps, const std::stri
   return std::filesystem::canonical(exe).string();
 }
 
+// The executable as the maps name it. For a process in a root of its own that is a path inside
+// the root: the host reaches it only through /proc/PID/root.
+std::string executable_in_maps(const std::vector<MapEntry>& maps) {
+  for (const auto& m : maps)
+    if (m.path.find("/python3") != std::string::npos) return m.path;
+  return "";
+}
+
 TEST_P(ElfPerInterpreter, FindsPyRuntimeInRunningProcess) {
   const auto& interp = GetParam();
   test::Child child(
@@ -31,15 +39,21 @@ TEST_P(ElfPerInterpreter, FindsPyRuntimeInRunningProcess) {
   ASSERT_EQ(child.read_line(), "ready");
   auto maps = read_maps(child.pid());
   ASSERT_TRUE(maps) << maps.message();
-  const auto image = interpreter_image(*maps, interp.path);
-  const bool debian = interp.label.starts_with("debian");
+  const bool in_root = !interp.root.empty();
+  const auto image = in_root ? executable_in_maps(*maps) : interpreter_image(*maps, interp.path);
+  // Debian's, the host's and the unstable root's, link libpython statically.
+  const bool debian = interp.label.starts_with("debian") || interp.label.starts_with("sid-");
   if (!debian) {
     EXPECT_NE(image.find("libpython3"), std::string::npos) << "pyenv pythons load libpython";
   }
 
   // Open it through the path the user gave (a symlink for Debian's python) when it is the
-  // executable, to exercise matching maps entries through the canonical path.
-  auto elf = ElfFile::open(debian ? interp.path : image);
+  // executable, to exercise matching maps entries through the canonical path; in a root, by
+  // the way in from outside.
+  const std::string opened = in_root  ? "/proc/" + std::to_string(child.pid()) + "/root" + image
+                             : debian ? interp.path
+                                      : image;
+  auto elf = ElfFile::open(opened);
   ASSERT_TRUE(elf) << elf.message();
   EXPECT_EQ(elf->position_independent(), !debian);
   const auto runtime = elf->symbol("_PyRuntime");

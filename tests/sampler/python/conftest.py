@@ -11,6 +11,7 @@ import pythons  # noqa: E402
 
 INTERPRETERS = pythons.interpreters()
 MISSING = pythons.missing_versions()
+EACH = pythons.each()  # INTERPRETERS, and a skipped case for each missing one
 
 
 def pytest_report_header(config):

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import INTERPRETERS, MISSING, ROOT
+from conftest import EACH, INTERPRETERS, MISSING, ROOT
 
 FIXTURES = ROOT / "tests" / "fixtures"
 LAYOUTS = ROOT / "tools" / "layouts" / "generate.py"
 GENERATED = ROOT / "src" / "sampler" / "python" / "layouts_generated.cpp"
 
-by_interp = pytest.mark.parametrize("interp", INTERPRETERS, ids=str)
+by_interp = pytest.mark.parametrize("interp", EACH)
 
 
 class Target:
