@@ -64,7 +64,8 @@ TEST_P(ElfPerInterpreter, FindsPyRuntimeInRunningProcess) {
   EXPECT_GT(bss->size, 0u);
   EXPECT_FALSE(elf->section(".no_such_section").has_value());
 
-  const auto bias = elf->load_bias(*maps);
+  // Opened through /proc/PID/root, the file is named in the maps as the target sees it.
+  const auto bias = elf->load_bias(*maps, image);
   ASSERT_TRUE(bias.has_value()) << image << " not found in maps";
   if (debian) {
     EXPECT_EQ(*bias, 0u) << "a non-PIE executable loads at its link address";

@@ -249,7 +249,7 @@ def test_layout_tables_match_every_interpreters_headers():
                          capture_output=True, text=True)
     print(out.stdout)
     assert out.returncode == 0, out.stdout + out.stderr
-    measured = {line.split(":")[0] for line in out.stdout.splitlines() if "matches" in line}
+    measured = {line.split(" (")[0] for line in out.stdout.splitlines() if "matches" in line}
     assert len(measured) == len(INTERPRETERS), out.stdout
 
 
