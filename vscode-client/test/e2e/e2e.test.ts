@@ -9,12 +9,14 @@
 // Profile… writes a speedscope file and a .cpuprofile through VS Code's save dialog; settings dapprof refuses
 // give one error message with dapprof's reason; the program then reaches the breakpoint, which
 // stops it. Then a program that starts a child process: the child gets its own session, which
-// is profiled; an attach configuration reaches a program started with debugpy --listen; and a
-// configuration with debugServer reaches a running `dapprof serve`.
+// is profiled; an attach configuration reaches a program started with debugpy --listen; a
+// configuration with debugServer reaches a running `dapprof serve`; and one more reaches a
+// `dapprof serve` whose debugpy and program run in the Debian unstable root, as in a container,
+// on CPython 3.14 (E2E_ROOT_PYTHON names another of tests/support/pythons.py's, e.g. sid-3.13).
 // Screenshots of every step go to build/e2e-screenshots/ of the repository.
 //
 // Inputs (environment): DAPPROF_BIN (required), CODE_SERVER_BIN, DAPPROF_VSIX, E2E_RUN_DIR,
-// E2E_SCREENSHOTS, CHROMIUM. scripts/e2e.sh sets them all.
+// E2E_SCREENSHOTS, CHROMIUM (scripts/e2e.sh sets them all), E2E_ROOT_PYTHON.
 
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
@@ -27,7 +29,7 @@ import { nodeRgb } from '../../src/webview/theme';
 import { launchChromium } from '../support/chromium';
 import { CodeServer, pngPixel, sleep } from './code-server';
 import { FlameView, waitForListening, Workbench } from './workbench';
-import { launchConfigurations, WORKBENCH_SETTINGS } from './workspace';
+import { launchConfigurations, rootConfigurationName, rootPython, WORKBENCH_SETTINGS } from './workspace';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -88,6 +90,12 @@ let listening: ChildProcess | undefined;
 let servePort = 0;
 let serving: ChildProcess | undefined;
 const serveFlag = join(workspace, 'serve-done.flag');
+const ROOT_LABEL = process.env.E2E_ROOT_PYTHON || 'sid-3.14';
+/** The interpreter in a root, or why it is missing. */
+const rooted = rootPython(repoRoot, ROOT_LABEL);
+let rootPort = 0;
+let rootServing: ChildProcess | undefined;
+const rootFlag = join(workspace, 'root-done.flag');
 const attachFlag = join(workspace, 'attach-done.flag');
 
 let server: CodeServer;
@@ -127,13 +135,28 @@ async function step(t: TestContext, name: string, body: () => Promise<void>): Pr
 }
 
 /**
+ * After a click on Start Profiling: the toolbar offers Stop Profiling once the run started, or
+ * the extension's error (shown for a moment only) is the failure. The flame graph panel may
+ * still be open from an earlier run, so its tab says nothing.
+ */
+async function profilingStarted(): Promise<FlameView> {
+  const outcome = await Promise.race([
+    wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }).then(() => 'started'),
+    page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG }).then(() => 'error'),
+  ]);
+  if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await wb.notifications()).join(' | ')}`);
+  await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
+  return wb.flame(program, STEP);
+}
+
+/**
  * Start Profiling in the toolbar, until the flame graph holds samples of each named function of
  * `file`; a screenshot; then Stop Profiling, until the panel shows the run stopped.
  */
 async function profileUntil(file: string, names: string[], minSamples: number, shot: string): Promise<void> {
   await wb.toolbarButton('Start Profiling').waitFor({ timeout: LONG });
   await wb.toolbarButton('Start Profiling').click();
-  flame = await wb.flame(program, STEP);
+  flame = await profilingStarted();
   await flame!.waitForFunctions(file, names, minSamples, LONG);
   await screenshot(shot);
   await wb.toolbarButton('Stop Profiling').click();
@@ -152,7 +175,9 @@ before(async () => {
   copyFileSync(SPAWNER, spawner);
   listenPort = await freePort();
   servePort = await freePort();
-  writeFileSync(join(workspace, '.vscode', 'launch.json'), JSON.stringify(launchConfigurations(listenPort, servePort), null, 2));
+  rootPort = await freePort();
+  const root = typeof rooted === 'string' ? undefined : { python: rooted, port: rootPort };
+  writeFileSync(join(workspace, '.vscode', 'launch.json'), JSON.stringify(launchConfigurations(listenPort, servePort, root), null, 2));
   server = new CodeServer({
     bin: CODE_SERVER_BIN,
     runDir: RUN_DIR,
@@ -177,6 +202,9 @@ before(async () => {
 after(async () => {
   listening?.kill('SIGKILL');
   serving?.kill('SIGKILL');
+  // SIGTERM: dapprof ends its sessions and reaps the adapters in the root, whose programs end
+  // with their launcher.
+  rootServing?.kill('SIGTERM');
   await browser?.close().catch(() => undefined);
   await server?.stop();
 });
@@ -228,13 +256,7 @@ test('F5 starts the dapprof session; the debug toolbar offers Start Profiling', 
 test('Start Profiling in the toolbar fills the flame graph with the fixture functions', async (t) => {
   await step(t, 'start-profiling', async () => {
     await wb.toolbarButton('Start Profiling').click();
-    // Either the flame graph panel opens, or the extension reports why profiling cannot start.
-    const outcome = await Promise.race([
-      page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG }).then(() => 'panel'),
-      page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG }).then(() => 'error'),
-    ]);
-    if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await wb.notifications()).join(' | ')}`);
-    flame = await wb.flame(program, STEP);
+    flame = await profilingStarted();
     // Samples of the program's own functions arrive: main > work > fibonacci / checksum.
     await flame!.waitForFunctions(program, ['main', 'work', 'fibonacci', 'checksum'], 50, LONG);
     await wb.toolbarButton('Stop Profiling').waitFor();
@@ -532,6 +554,29 @@ test('a configuration with debugServer reaches dapprof serve, and profiles', asy
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
     // The server goes on serving after its session ended.
     assert.equal(serving.exitCode, null, 'dapprof serve still runs');
+    const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
+    assert.deepEqual(errors, []);
+  });
+});
+
+test(`a dapprof serve whose debugpy runs in a root of its own (${ROOT_LABEL}) debugs and profiles there`, async (t) => {
+  if (typeof rooted === 'string') return t.skip(rooted);
+  await step(t, 'root-python', async () => {
+    // The adapter, its launcher and the program run inside the root; dapprof outside samples
+    // the program through /proc.
+    rootServing = spawn(DAPPROF_BIN, ['serve', '--listen', `127.0.0.1:${rootPort}`, '--python', rooted.path, '--log-level', 'warn'], { stdio: 'ignore' });
+    await waitForListening(rootPort);
+    await wb.startConfiguration(rootConfigurationName(ROOT_LABEL));
+    await profileUntil(program, ['main', 'work', 'fibonacci'], 20, 'root-profiling');
+    // The panel names the run's interpreter, as dapprof read it from the program's memory.
+    const who = (await flame!.frame.getAttribute('#stats', 'title')) ?? '';
+    const minor = ROOT_LABEL.replace(/^sid-/, '');
+    assert.ok(who.includes(`Python ${minor}.`), `the run is on Python ${minor}: ${who}`);
+    // The breakpoint set with F9 stops the program in the root too (its file is at the same path).
+    writeFileSync(rootFlag, 'go\n');
+    await page.waitForSelector('.pane-header .call-stack-state-message:has-text("Paused on breakpoint")', { timeout: LONG });
+    await wb.toolbarButton('Continue').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
     const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
   });
