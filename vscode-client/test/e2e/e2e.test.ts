@@ -145,6 +145,21 @@ async function profilingStarted(): Promise<FlameView> {
 }
 
 /**
+ * After a click on Start Profiling: the toolbar offers Stop Profiling once the run started, or
+ * the extension's error (shown for a moment only) is the failure. The flame graph panel may
+ * still be open from an earlier run, so its tab says nothing.
+ */
+async function profilingStarted(): Promise<FlameView> {
+  const outcome = await Promise.race([
+    wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }).then(() => 'started'),
+    page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG }).then(() => 'error'),
+  ]);
+  if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await wb.notifications()).join(' | ')}`);
+  await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
+  return wb.flame(program, STEP);
+}
+
+/**
  * Start Profiling in the toolbar, until the flame graph holds samples of each named function of
  * `file`; a screenshot; then Stop Profiling, until the panel shows the run stopped.
  */
