@@ -20,14 +20,9 @@ constexpr int kFirstDebugOffsetsMinor = 13;
 constexpr std::string_view kCookie = "xdebugpy";
 constexpr std::uint64_t kMaxStructSize = 1u << 20;
 
-struct DebugBinding {
-  std::string_view field;  // inside _Py_DebugOffsets, e.g. "thread_state.next"
-  std::uint64_t Layout::*member;
-};
-
-// _Py_DebugOffsets field -> Layout member. A field a version lacks (tp_basicsize before 3.15)
+// _Py_DebugOffsets field (e.g. "thread_state.next") -> Layout member. A field a version lacks (tp_basicsize before 3.15)
 // leaves the table's value in place.
-constexpr DebugBinding kDebugBindings[] = {
+constexpr FieldBinding kDebugBindings[] = {
     {"runtime_state.interpreters_head", &Layout::runtime_interpreters_head},
     {"interpreter_state.next", &Layout::interp_next},
     {"interpreter_state.threads_head", &Layout::interp_threads_head},
@@ -137,7 +132,7 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   if (!layout) return layout.error();
   const Layout table = *layout;
   for (const auto& b : kDebugBindings) {
-    if (auto v = debug.word(b.field)) (*layout).*(b.member) = *v;
+    if (auto v = debug.word(b.name)) (*layout).*(b.member) = *v;
   }
   // The GIL's fields, as offsets inside struct _gil_runtime_state rather than the interpreter.
   const auto gil = debug.word("interpreter_state.gil_runtime_state");
@@ -154,7 +149,7 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   for (const auto& b : kDebugBindings) {
     if (table.*(b.member) != kAbsent && table.*(b.member) != (*layout).*(b.member)) {
       spdlog::debug("Python {}.{}: {} is {} in the target's _Py_DebugOffsets, {} in the table",
-                    base.major, base.minor, b.field, (*layout).*(b.member), table.*(b.member));
+                    base.major, base.minor, b.name, (*layout).*(b.member), table.*(b.member));
     }
   }
   return layout;
@@ -226,7 +221,7 @@ std::vector<std::string_view> debug_offset_fields(int minor) {
   const GeneratedLayout* table = table_for(3, minor);
   if (!table || minor < kFirstDebugOffsetsMinor) return out;
   for (const auto& b : kDebugBindings) {
-    if (position(*table, b.field)) out.push_back(b.field);
+    if (position(*table, b.name)) out.push_back(b.name);
   }
   out.push_back("interpreter_state.gil_runtime_state_locked");
   out.push_back("interpreter_state.gil_runtime_state_holder");

@@ -10,13 +10,8 @@
 namespace dapprof::sampler::python {
 namespace {
 
-struct Binding {
-  std::string_view name;
-  std::uint64_t Layout::*member;
-};
-
 // Generated field name -> Layout member.
-constexpr Binding kBindings[] = {
+constexpr FieldBinding kBindings[] = {
     {"runtime.interpreters_head", &Layout::runtime_interpreters_head},
     {"runtime.tstate_current", &Layout::runtime_tstate_current},
     {"interp.next", &Layout::interp_next},

@@ -93,6 +93,13 @@ struct Layout {
   bool at_least(int maj, int min) const { return major > maj || (major == maj && minor >= min); }
 };
 
+// A name (of a generated table's field, or of a _Py_DebugOffsets field) bound to the Layout
+// member it sets.
+struct FieldBinding {
+  std::string_view name;
+  std::uint64_t Layout::*member;
+};
+
 // The layout of a supported minor version from its generated table; UnsupportedVersion
 // otherwise. 3.13+ targets need layout_from_debug_offsets.
 Result<Layout> layout_for(int major, int minor);
