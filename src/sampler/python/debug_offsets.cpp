@@ -20,8 +20,8 @@ constexpr int kFirstDebugOffsetsMinor = 13;
 constexpr std::string_view kCookie = "xdebugpy";
 constexpr std::uint64_t kMaxStructSize = 1u << 20;
 
-// _Py_DebugOffsets field (e.g. "thread_state.next") -> Layout member. A field a version lacks (tp_basicsize before 3.15)
-// leaves the table's value in place.
+// _Py_DebugOffsets field (e.g. "thread_state.next") -> Layout member. A field a version lacks
+// (tp_basicsize before 3.15) leaves the table's value in place.
 constexpr FieldBinding kDebugBindings[] = {
     {"runtime_state.interpreters_head", &Layout::runtime_interpreters_head},
     {"interpreter_state.next", &Layout::interp_next},
