@@ -100,6 +100,26 @@ def test_record_spawned_program(dapprof, tmp_path, interp):
     check_raw(out_file.read_text(encoding="utf-8"))
 
 
+@pytest.mark.parametrize("interp", pythons.each())
+def test_record_subprocesses_samples_the_child_in_its_own_process(dapprof, tmp_path, interp):
+    """--subprocesses: a child Python process started by the program is sampled too, its stacks
+    under its own PID."""
+    out_file = tmp_path / "family.txt"
+    out = run([dapprof, "record", "--subprocesses", "--rate", "200", "--format", "raw", "-o",
+               str(out_file), "--", interp.path, str(FIXTURE.parent / "parent_child.py"), "3"])
+    assert out.returncode == 0, out.stderr
+    child = int(re.search(r"child (\d+)", out.stdout).group(1))
+    roots = {}
+    for line in out_file.read_text(encoding="utf-8").splitlines():
+        stack, count = line.rsplit(" ", 1)
+        root, _, rest = stack.partition(";")
+        roots.setdefault(root, []).append((rest, int(count)))
+    child_stacks = roots.get(f"process {child}", [])
+    assert any("child_spin" in s and n > 0 for s, n in child_stacks), roots.keys()
+    parent = [r for r in roots if r != f"process {child}"]
+    assert len(parent) == 1 and any("parent_spin" in s for s, _ in roots[parent[0]]), roots.keys()
+
+
 def test_record_spawned_default_name_and_exit_zero(dapprof, tmp_path):
     out = run([dapprof, "record", "--format", "speedscope", "--", DEBIAN_PYTHON, str(FIXTURE),
                "--seconds", "0.5"], cwd=tmp_path)
