@@ -134,16 +134,6 @@ async function step(t: TestContext, name: string, body: () => Promise<void>): Pr
   }
 }
 
-/** After a click on Start Profiling: the flame graph panel opens, or the extension's error is the failure. */
-async function profilingStarted(): Promise<FlameView> {
-  const outcome = await Promise.race([
-    page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG }).then(() => 'panel'),
-    page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG }).then(() => 'error'),
-  ]);
-  if (outcome === 'error') assert.fail(`Start Profiling failed: ${(await wb.notifications()).join(' | ')}`);
-  return wb.flame(program, STEP);
-}
-
 /**
  * After a click on Start Profiling: the toolbar offers Stop Profiling once the run started, or
  * the extension's error (shown for a moment only) is the failure. The flame graph panel may
