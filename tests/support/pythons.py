@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SUPPORTED = [(3, 8), (3, 9), (3, 10), (3, 11), (3, 12), (3, 13)]  # from pyenv
+# Read by dump and record, but not part of every suite: the native tests' extension and the
+# fixtures of the live tests use 3.8+ APIs and syntax. See sampler_only().
+SAMPLER_ONLY = [(3, 7)]
 SID_VERSIONS = [(3, 13), (3, 14), (3, 15)]  # from the Debian unstable root
 # Every interpreter the tests expect, by the name missing_versions() reports it under.
 EXPECTED = ([f"{a}.{b}" for a, b in SUPPORTED] + ["debian-3.11"] +
@@ -139,11 +142,29 @@ def report_header() -> list[str]:
     return lines
 
 
-def each() -> list:
-    """pytest parameters: every interpreter found, then a case skipped with its reason for each
-    expected one that is missing."""
+def sampler_only() -> list[Interpreter]:
+    """pyenv's CPython 3.7 (and any other SAMPLER_ONLY version) where installed: for the tests of
+    `dapprof dump` and `record` only."""
+    found = []
+    root = _pyenv_root()
+    if root and (root / "versions").is_dir():
+        for d in sorted((root / "versions").iterdir()):
+            m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", d.name)
+            exe = d / "bin" / "python3"
+            if m and exe.exists() and (int(m[1]), int(m[2])) in SAMPLER_ONLY:
+                v = tuple(int(x) for x in m.groups())
+                found.append(Interpreter(f"pyenv-{d.name}", str(exe), v,
+                                         str(d / "include" / f"python{v[0]}.{v[1]}m"),
+                                         host_debugpy=True))
+    return found
+
+
+def each(sampler_only_too: bool = False) -> list:
+    """pytest parameters: every interpreter found (with sampler_only_too, also those of
+    sampler_only()), then a case skipped with its reason for each expected one that is missing."""
     import pytest
-    return ([pytest.param(i, id=i.label) for i in interpreters()] +
+    extra = sampler_only() if sampler_only_too else []
+    return ([pytest.param(i, id=i.label) for i in interpreters() + extra] +
             [pytest.param(None, id=name, marks=pytest.mark.skip(reason=missing_reason(name)))
              for name in missing_versions()])
 

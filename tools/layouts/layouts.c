@@ -7,7 +7,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#if PY_VERSION_HEX < 0x03090000
+#if PY_VERSION_HEX < 0x03080000
+#include <internal/pystate.h>
+#elif PY_VERSION_HEX < 0x03090000
 #include <internal/pycore_pystate.h>
 #else
 #include <internal/pycore_interp.h>

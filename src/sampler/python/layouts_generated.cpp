@@ -5,6 +5,47 @@
 namespace dapprof::sampler::python {
 namespace {
 // clang-format off
+// Measured on CPython 3.7.16.
+constexpr LayoutField k3_7[] = {
+    {"runtime.interpreters_head", 24},
+    {"runtime.tstate_current", 1480},
+    {"interp.next", 0},
+    {"interp.threads_head", 8},
+    {"interp.modules", 40},
+    {"tstate.size", 280},
+    {"tstate.next", 8},
+    {"tstate.interp", 16},
+    {"tstate.frame", 24},
+    {"tstate.thread_id", 176},
+    {"frame.size", 368},
+    {"frame.previous", 24},
+    {"frame.code", 32},
+    {"frame.lasti", 104},
+    {"code.size", 144},
+    {"code.name", 104},
+    {"code.filename", 96},
+    {"code.firstlineno", 36},
+    {"code.linetable", 112},
+    {"unicode.length", 16},
+    {"unicode.state", 32},
+    {"unicode.ascii_size", 48},
+    {"unicode.compact_size", 72},
+    {"bytes.size", 16},
+    {"bytes.sval", 32},
+    {"long.size", 16},
+    {"long.digit", 24},
+    {"object.type", 8},
+    {"type.basicsize", 32},
+    {"type.dictoffset", 288},
+    {"type.flags", 168},
+    {"dict.used", 16},
+    {"dict.keys", 32},
+    {"dict.values", 40},
+    {"keys.size", 8},
+    {"keys.nentries", 32},
+    {"keys.indices", 40},
+    {"keys.entry_size", 24},
+};
 // Measured on CPython 3.8.18.
 constexpr LayoutField k3_8[] = {
     {"runtime.interpreters_head", 32},
@@ -519,6 +560,7 @@ constexpr LayoutField k3_15[] = {
     {"debug.unicode_object.compactunicodeobject_size", 744},
 };
 constexpr GeneratedLayout kLayouts[] = {
+    {3, 7, "3.7.16", k3_7},
     {3, 8, "3.8.18", k3_8},
     {3, 9, "3.9.18", k3_9},
     {3, 10, "3.10.13", k3_10},

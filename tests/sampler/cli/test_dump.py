@@ -19,7 +19,7 @@ def main_thread_spinning(doc: dict) -> bool:
     return bool(main) and bool(main[0]["frames"]) and main[0]["frames"][0]["function"] == "leaf_spin"
 
 
-@pytest.mark.parametrize("interp", pythons.each())
+@pytest.mark.parametrize("interp", pythons.each(sampler_only_too=True))
 def test_dump_json_shape_and_fixture_frames(dapprof, start_target, interp):
     target = start_target(python=interp.path)
     # The main thread leaves leaf_spin for a few microseconds every 50 ms; read again if a dump

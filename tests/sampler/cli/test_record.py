@@ -87,7 +87,7 @@ def test_blocking_record_leaves_idle_threads_alone_unless_they_are_sampled(dappr
     assert samples > 100 and switches > natural + samples, runs
 
 
-@pytest.mark.parametrize("interp", pythons.each())
+@pytest.mark.parametrize("interp", pythons.each(sampler_only_too=True))
 def test_record_spawned_program(dapprof, tmp_path, interp):
     """`record -- python script args`: sampled from its start, until it exits; its exit code is
     passed on."""

@@ -11,7 +11,7 @@ import pythons  # noqa: E402
 
 INTERPRETERS = pythons.interpreters()
 MISSING = pythons.missing_versions()
-EACH = pythons.each()  # INTERPRETERS, and a skipped case for each missing one
+EACH = pythons.each(sampler_only_too=True)  # every interpreter, a skipped case for each missing
 
 
 def pytest_report_header(config):

@@ -29,7 +29,7 @@ std::uint64_t generated(int minor, std::string_view name) {
 }
 
 TEST(Layout, EverySupportedVersionHasACompleteTable) {
-  for (int minor = 8; minor <= 15; ++minor) {
+  for (int minor = 7; minor <= 15; ++minor) {
     auto layout = layout_for(3, minor);
     ASSERT_TRUE(layout) << "3." << minor << ": " << layout.message();
     EXPECT_EQ(missing_fields(*layout), "") << "3." << minor;
@@ -40,11 +40,11 @@ TEST(Layout, EverySupportedVersionHasACompleteTable) {
     EXPECT_EQ(layout->frame_previous % 8, 0u);
     EXPECT_EQ(layout->object_type, 8u);
   }
-  EXPECT_EQ(supported_range(), "3.8 to 3.15");
+  EXPECT_EQ(supported_range(), "3.7 to 3.15");
 }
 
 TEST(Layout, UnsupportedVersionsAreNamed) {
-  for (auto [major, minor] : {std::pair{3, 7}, std::pair{3, 16}, std::pair{2, 7}}) {
+  for (auto [major, minor] : {std::pair{3, 6}, std::pair{3, 16}, std::pair{2, 7}}) {
     auto layout = layout_for(major, minor);
     ASSERT_FALSE(layout);
     EXPECT_EQ(layout.code(), ErrorCode::UnsupportedVersion);
