@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string_view>
 
 extern char** environ;
 
@@ -175,9 +177,23 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // An extra KEY=VALUE replaces the variable of the same name (programs take the first of
+  // duplicates, so appending would not override); of several for one key, the last wins.
+  const auto key_of = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
   std::vector<char*> env;
-  for (char** e = environ; *e; ++e) env.push_back(*e);
-  for (const auto& e : extra_env) env.push_back(const_cast<char*>(e.c_str()));
+  for (char** e = environ; *e; ++e) {
+    const std::string_view key = key_of(*e);
+    if (std::none_of(extra_env.begin(), extra_env.end(),
+                     [&](const std::string& x) { return key_of(x) == key; }))
+      env.push_back(*e);
+  }
+  for (std::size_t i = 0; i < extra_env.size(); ++i) {
+    const std::string_view key = key_of(extra_env[i]);
+    const bool overridden = std::any_of(extra_env.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                        extra_env.end(),
+                                        [&](const std::string& x) { return key_of(x) == key; });
+    if (!overridden) env.push_back(const_cast<char*>(extra_env[i].c_str()));
+  }
   env.push_back(nullptr);
 
   pid_t pid = -1;

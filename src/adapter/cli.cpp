@@ -23,7 +23,15 @@ void add_common(CLI::App& cmd, Parsed& p) {
       ->capture_default_str();
   cmd.add_option("--connect", p.connect,
                  "HOST:PORT of a debugpy that listens (debugpy.listen) instead of spawning one");
-  cmd.add_option("--env", o.upstream.env, "KEY=VALUE added to the spawned adapter's environment")
+  // One value per --env (repeat it for more): a vector option taking several values would also
+  // swallow the words after it, and a `--` that follows would end only that option, leaving the
+  // adapter command's own options (`--log-dir D`) to be parsed as dapprof's.
+  cmd.add_option("--env", o.upstream.env,
+                 "KEY=VALUE set in the spawned adapter's environment (replacing the variable "
+                 "dapprof has); repeat for several")
+      ->expected(1)
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->check([](const std::string& v) {
         return v.find('=') == std::string::npos || v.front() == '='
                    ? std::string("expected KEY=VALUE")

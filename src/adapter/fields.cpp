@@ -14,6 +14,13 @@ std::optional<std::int64_t> integer_field(const Json& message, const char* key) 
   return it->get<std::int64_t>();
 }
 
+const Json& member(const Json& message, const char* key) {
+  static const Json absent;
+  if (!message.is_object()) return absent;
+  const auto it = message.find(key);
+  return it == message.end() ? absent : *it;
+}
+
 const Json& object_field(const Json& message, const char* key) {
   static const Json empty = Json::object();
   const auto it = message.find(key);

@@ -17,5 +17,7 @@ std::string_view string_field(const Json& message, const char* key);
 std::optional<std::int64_t> integer_field(const Json& message, const char* key);
 // The "arguments" / "body" object of a message, or an empty object.
 const Json& object_field(const Json& message, const char* key);
+// The member as sent, whatever its type (null if absent), for parsers that name a wrong type.
+const Json& member(const Json& message, const char* key);
 
 }  // namespace dapprof::adapter

@@ -16,7 +16,7 @@ namespace dapprof::adapter {
 namespace {
 
 Disposition start_profiling(Session& session, Json& request) {
-  auto arguments = protocol::StartProfilingArguments::parse(object_field(request, "arguments"));
+  auto arguments = protocol::StartProfilingArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
   } else if (session.debuggee() <= 0) {
@@ -37,7 +37,7 @@ Disposition start_profiling(Session& session, Json& request) {
 }
 
 Disposition stop_profiling(Session& session, Json& request) {
-  auto arguments = protocol::StopProfilingArguments::parse(object_field(request, "arguments"));
+  auto arguments = protocol::StopProfilingArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
     return Disposition::Consume;

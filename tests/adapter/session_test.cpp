@@ -235,6 +235,21 @@ TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
   EXPECT_EQ((*bad_rate)["body"]["error"]["id"], 2001);
   EXPECT_NE((*bad_rate)["message"].get<std::string>().find("rate"), std::string::npos);
 
+  // Arguments that are not an object get the same kind of error as a wrong field, from either
+  // request, before any state is looked at (stopProfiling has nothing running here).
+  int seq = 10;
+  for (const Json& not_object : {Json::array(), Json("x"), Json(5)}) {
+    for (const char* command : {"startProfiling", "stopProfiling"}) {
+      p.client->send(request(seq++, command, not_object));
+      auto refused = p.client->recv();
+      ASSERT_TRUE(refused);
+      EXPECT_EQ((*refused)["success"], false);
+      EXPECT_EQ((*refused)["body"]["error"]["id"], 2001) << command << " " << not_object.dump();
+      EXPECT_NE((*refused)["message"].get<std::string>().find("must be a JSON object"),
+                std::string::npos);
+    }
+  }
+
   p.client->send(request(2, "startProfiling", {{"pid", 1}}));
   auto foreign = p.client->recv();
   ASSERT_TRUE(foreign);

@@ -251,6 +251,26 @@ def test_missing_python_is_reported_to_the_client(procs):
     assert proc.wait(timeout=15) == 0
 
 
+def test_env_overrides_dapprofs_own_and_the_adapter_command_keeps_its_options(procs, tmp_path):
+    """`--env PYTHONPATH=...` replaces the PYTHONPATH dapprof itself has (the spawned adapter used
+    to get both and take dapprof's), and an adapter command after `--` keeps its own options even
+    right after an --env (`--log-dir` used to be refused as dapprof's)."""
+    interp = next((i for i in pythons.interpreters() if i.host_debugpy), None)
+    if interp is None:
+        pytest.skip("no interpreter that needs debugpy on PYTHONPATH")
+    logs = tmp_path / "debugpy-logs"
+    env = dict(os.environ, PYTHONPATH="/nonexistent/dapprof-test")  # would hide debugpy
+    proc, client = start_stdio(
+        procs, "--env", "PYTHONPATH=" + pythons.debugpy_pythonpath(), "--",
+        interp.path, "-m", "debugpy.adapter", "--log-dir", str(logs), env=env)
+    response = client.call("initialize", INITIALIZE)
+    assert response["success"], response
+    assert client.call("disconnect", {})["success"]
+    client.close()
+    assert proc.wait(timeout=15) == 0
+    assert any(logs.glob("debugpy.adapter*.log")), list(logs.iterdir()) if logs.exists() else None
+
+
 @pytest.mark.parametrize("interp", pythons.each())
 def test_launch_smoke_under_each_interpreter(procs, interp):
     # The adapter runs under `--python` (for an interpreter in a root, a wrapper that enters
