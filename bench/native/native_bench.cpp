@@ -62,15 +62,15 @@ std::optional<Row> measure(Target& target, double rate, bool native, double seco
   bool stopped = false;
   double cpu = 0;
   std::uint64_t snaps = 0, frames = 0, natives = 0;
-  SamplerOptions options{.rate_hz = rate, .native = native};
+  SamplerOptions options{.sampling = {.rate_hz = rate, .native = native}};
   const auto begin = Clock::now();
   auto sampler = Sampler::start(
       target.pid(), options,
-      [&](Snapshot&& s) {
+      [&](dapprof::model::Snapshot&& s) {
         ++snaps;
         for (const auto& t : s.threads) {
           frames += t.frames.size();
-          for (const auto& f : t.frames) natives += f.native;
+          for (const auto& f : t.frames) natives += f.native();
         }
       },
       [&](StopReason, const std::string&) {

@@ -57,11 +57,11 @@ std::optional<Figures> run(pid_t pid, double rate, bool nonblocking, double seco
   double cpu = 0;
   std::uint64_t frames = 0, snaps = 0;
   const auto reads_before = process::ProcessMemory::total_syscalls();
-  SamplerOptions opts{.rate_hz = rate, .nonblocking = nonblocking};
+  SamplerOptions opts{.sampling = {.rate_hz = rate, .nonblocking = nonblocking}};
   const auto begin = Clock::now();
   auto sampler = Sampler::start(
       pid, opts,
-      [&](Snapshot&& s) {
+      [&](dapprof::model::Snapshot&& s) {
         ++snaps;
         for (const auto& t : s.threads) frames += t.frames.size();
       },

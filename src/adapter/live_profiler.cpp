@@ -16,6 +16,7 @@
 #include "formats/profile.hpp"
 #include "protocol/backlog.hpp"
 #include "protocol/batch.hpp"
+#include "protocol/sampling.hpp"
 #include "sampler/sampler.hpp"
 
 namespace dapprof::adapter {
@@ -76,7 +77,7 @@ struct Run {
     return std::chrono::duration<double, std::milli>(wall.time_since_epoch()).count();
   }
 
-  void on_snapshot(sampler::Snapshot&& snapshot) {
+  void on_snapshot(model::Snapshot&& snapshot) {
     std::lock_guard lock(mutex);
     if (auto status = builder.add(snapshot); !status) {
       // Only a frame-ID space exhausted by collisions gets here; count it, keep going.
@@ -157,13 +158,7 @@ class LiveProfiler final : public Profiler {
         std::make_shared<Run>(next_run_id_++, arguments, std::move(link), max_pending_samples_);
     run->recording.name = fmt::format("python (pid {})", target);
     run->recording.interval_us = static_cast<std::int64_t>(1e6 / arguments.rate);
-    sampler::SamplerOptions options;
-    options.rate_hz = arguments.rate;
-    options.nonblocking = arguments.nonblocking;
-    options.idle = arguments.idle;
-    options.gil = arguments.gil;
-    options.native = arguments.native;
-    options.subprocesses = arguments.subprocesses;
+    const sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
     target_ = target;
     run_ = run;
     starting_ = true;
@@ -171,7 +166,7 @@ class LiveProfiler final : public Profiler {
     std::thread([run, target, options] {
       // The callbacks hold the run: the sampler thread may outlive a stop racing with an exit.
       auto sampler = sampler::Sampler::start(
-          target, options, [run](sampler::Snapshot&& s) { run->on_snapshot(std::move(s)); },
+          target, options, [run](model::Snapshot&& s) { run->on_snapshot(std::move(s)); },
           [run](sampler::StopReason reason, const std::string& message) {
             run->on_sampler_stop(reason, message);
           });

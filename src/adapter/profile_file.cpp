@@ -13,20 +13,6 @@
 namespace dapprof::adapter {
 namespace {
 
-formats::Format to_format(protocol::ProfileFormat format) {
-  switch (format) {
-    case protocol::ProfileFormat::Speedscope:
-      return formats::Format::Speedscope;
-    case protocol::ProfileFormat::Cpuprofile:
-      return formats::Format::CpuProfile;
-    case protocol::ProfileFormat::Collapsed:
-      return formats::Format::Raw;
-    case protocol::ProfileFormat::Flamegraph:
-      return formats::Format::Flamegraph;
-  }
-  return formats::Format::Speedscope;
-}
-
 Error failed(const std::string& path, std::string_view detail) {
   return Error{fmt::format("Could not write the profile to {}: {}. Choose a writable path.", path,
                            detail),
@@ -35,13 +21,13 @@ Error failed(const std::string& path, std::string_view detail) {
 
 }  // namespace
 
-Status write_profile_file(const formats::Profile& profile, protocol::ProfileFormat format,
+Status write_profile_file(const formats::Profile& profile, model::ProfileFormat format,
                           const std::string& path) {
   const std::string temporary = fmt::format("{}.{}.tmp", path, ::getpid());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
     if (!out) return failed(path, std::strerror(errno));
-    formats::write(to_format(format), profile, out);
+    formats::write(format, profile, out);
     out.flush();
     if (!out) {
       const int error = errno;

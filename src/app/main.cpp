@@ -1,8 +1,8 @@
-// dapprof: one executable, subcommands contributed by each component.
+// dapprof: one executable; the daemon contributes stdio and serve, app/cli record and dump.
 #include <CLI/CLI.hpp>
 
 #include "adapter/cli.hpp"
-#include "sampler/cli/cli.hpp"
+#include "app/cli/commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"dapprof: live profiling for Python programs debugged over DAP", "dapprof"};
@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "dapprof 0.1.0");
   int exit_code = 0;
   dapprof::adapter::add_commands(app, exit_code);
-  dapprof::sampler::cli::add_commands(app, exit_code);
+  dapprof::app::cli::add_commands(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;
 }

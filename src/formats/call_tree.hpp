@@ -25,14 +25,14 @@ class CallTree {
   CallTree(const Profile& profile, const WriteOptions& options);
 
   const std::vector<CallNode>& nodes() const { return nodes_; }
-  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<model::Frame>& frames() const { return frames_; }
   // For each sample of the profile (same order), the node its stack ends in.
   const std::vector<std::uint32_t>& sample_leaves() const { return leaves_; }
   std::uint32_t max_depth() const { return max_depth_; }
 
  private:
   std::vector<CallNode> nodes_;
-  std::vector<Frame> frames_;
+  std::vector<model::Frame> frames_;
   std::vector<std::uint32_t> leaves_;
   std::uint32_t max_depth_ = 0;
 };

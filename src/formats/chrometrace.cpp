@@ -8,7 +8,7 @@
 namespace dapprof::formats {
 namespace {
 
-Json frame_event(const Frame& f, char phase, std::int64_t ts, const ThreadInfo& t) {
+Json frame_event(const model::Frame& f, char phase, std::int64_t ts, const model::ThreadInfo& t) {
   Json e = {{"name", f.function}, {"cat", "python"}, {"ph", std::string(1, phase)},
             {"ts", ts},           {"pid", t.pid},    {"tid", t.os_thread_id}};
   if (phase == 'B') e["args"] = {{"file", f.file}, {"line", f.line}};

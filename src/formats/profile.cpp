@@ -19,11 +19,12 @@ std::uint32_t next_index(std::size_t size) {
 
 }  // namespace
 
-std::size_t Profile::FrameHash::operator()(const Frame& f) const {
+std::size_t Profile::FrameHash::operator()(const model::Frame& f) const {
   XXH64_hash_t h = XXH3_64bits(f.function.data(), f.function.size());
   h = XXH3_64bits_withSeed(f.file.data(), f.file.size(), h);
   h = XXH3_64bits_withSeed(f.module.data(), f.module.size(), h);
-  const std::int64_t tail = (static_cast<std::int64_t>(f.line) << 1) | (f.native ? 1 : 0);
+  const std::int64_t tail =
+      (static_cast<std::int64_t>(f.line) << 2) | static_cast<std::int64_t>(f.kind);
   return static_cast<std::size_t>(XXH3_64bits_withSeed(&tail, sizeof tail, h));
 }
 
@@ -36,7 +37,7 @@ std::size_t Profile::ThreadKeyHash::operator()(const ThreadKey& k) const {
   return static_cast<std::size_t>(XXH3_64bits(parts, sizeof parts));
 }
 
-std::uint32_t Profile::add_frame(const Frame& frame) {
+std::uint32_t Profile::add_frame(const model::Frame& frame) {
   auto it = frame_ids_.find(frame);
   if (it != frame_ids_.end()) return it->second;
   const auto id = next_index(frames_.size());
@@ -45,7 +46,7 @@ std::uint32_t Profile::add_frame(const Frame& frame) {
   return id;
 }
 
-std::uint32_t Profile::add_stack(std::span<const Frame> innermost_first) {
+std::uint32_t Profile::add_stack(std::span<const model::Frame> innermost_first) {
   Stack stack;
   stack.reserve(innermost_first.size());
   for (const auto& f : innermost_first) stack.push_back(add_frame(f));
@@ -57,16 +58,15 @@ std::uint32_t Profile::add_stack(std::span<const Frame> innermost_first) {
   return id;
 }
 
-std::uint32_t Profile::add_thread(pid_t pid, std::uint64_t thread_id, std::uint64_t os_thread_id,
-                                  const std::string& thread_name) {
-  const ThreadKey key{pid, thread_id, os_thread_id};
+std::uint32_t Profile::add_thread(const model::ThreadInfo& thread) {
+  const ThreadKey key{thread.pid, thread.thread_id, thread.os_thread_id};
   auto it = thread_ids_.find(key);
   if (it != thread_ids_.end()) {
-    if (!thread_name.empty()) threads_[it->second].name = thread_name;
+    if (!thread.name.empty()) threads_[it->second].name = thread.name;
     return it->second;
   }
   const auto id = next_index(threads_.size());
-  threads_.push_back(ThreadInfo{pid, thread_id, os_thread_id, thread_name});
+  threads_.push_back(thread);
   thread_ids_.emplace(key, id);
   return id;
 }
@@ -79,12 +79,12 @@ void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t
   samples_.push_back(Sample{thread, stack, time_us, weight});
 }
 
-void Profile::add_snapshot(const sampler::Snapshot& snapshot,
+void Profile::add_snapshot(const model::Snapshot& snapshot,
                            std::chrono::steady_clock::time_point start) {
   const auto t =
       std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
   for (const auto& thread : snapshot.threads) {
-    const auto tid = add_thread(snapshot.pid, thread.thread_id, thread.os_thread_id, thread.name);
+    const auto tid = add_thread(thread.info);
     add_sample(tid, add_stack(thread.frames), std::max<std::int64_t>(t, 0));
   }
 }
@@ -103,25 +103,25 @@ std::int64_t Profile::end_us() const {
 
 bool Profile::multiple_processes() const {
   return std::any_of(threads_.begin(), threads_.end(),
-                     [&](const ThreadInfo& t) { return t.pid != threads_.front().pid; });
+                     [&](const model::ThreadInfo& t) { return t.pid != threads_.front().pid; });
 }
 
-std::string frame_label(const Frame& frame) {
+std::string frame_label(const model::Frame& frame) {
   if (frame.file.empty()) return frame.function;
   if (frame.line <= 0) return fmt::format("{} ({})", frame.function, frame.file);
   return fmt::format("{} ({}:{})", frame.function, frame.file, frame.line);
 }
 
-Frame thread_frame(const ThreadInfo& thread) {
-  Frame f;
+model::Frame thread_frame(const model::ThreadInfo& thread) {
+  model::Frame f;
   f.function = thread.name.empty()
                    ? fmt::format("thread (0x{:x})", thread.thread_id)
                    : fmt::format("thread (0x{:x}) \"{}\"", thread.thread_id, thread.name);
   return f;
 }
 
-Frame process_frame(pid_t pid) {
-  Frame f;
+model::Frame process_frame(pid_t pid) {
+  model::Frame f;
   f.function = fmt::format("process {}", pid);
   return f;
 }

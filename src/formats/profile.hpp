@@ -10,18 +10,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sampler/sample.hpp"
+#include "model/frame.hpp"
+#include "model/snapshot.hpp"
+#include "model/thread_info.hpp"
 
 namespace dapprof::formats {
-
-using sampler::Frame;
-
-struct ThreadInfo {
-  pid_t pid = 0;
-  std::uint64_t thread_id = 0;     // Python's thread id
-  std::uint64_t os_thread_id = 0;  // Linux TID
-  std::string name;
-};
 
 struct Sample {
   std::uint32_t thread = 0;  // index into Profile::threads()
@@ -38,19 +31,18 @@ class Profile {
   std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
   std::int64_t duration_us = 0;      // length of the recording, if known
 
-  std::uint32_t add_frame(const Frame& frame);
-  std::uint32_t add_stack(std::span<const Frame> innermost_first);
+  std::uint32_t add_frame(const model::Frame& frame);
+  std::uint32_t add_stack(std::span<const model::Frame> innermost_first);
   // Threads are identified by (pid, Python thread id, TID); a later non-empty name wins.
-  std::uint32_t add_thread(pid_t pid, std::uint64_t thread_id, std::uint64_t os_thread_id,
-                           const std::string& thread_name);
+  std::uint32_t add_thread(const model::ThreadInfo& thread);
   void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
                   double weight = 1);
   // One sample per thread of the snapshot, timed relative to start.
-  void add_snapshot(const sampler::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
+  void add_snapshot(const model::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
 
-  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<model::Frame>& frames() const { return frames_; }
   const std::vector<Stack>& stacks() const { return stacks_; }
-  const std::vector<ThreadInfo>& threads() const { return threads_; }
+  const std::vector<model::ThreadInfo>& threads() const { return threads_; }
   const std::vector<Sample>& samples() const { return samples_; }
 
   double total_weight() const;
@@ -60,7 +52,7 @@ class Profile {
 
  private:
   struct FrameHash {
-    std::size_t operator()(const Frame& f) const;
+    std::size_t operator()(const model::Frame& f) const;
   };
   struct StackHash {
     std::size_t operator()(const Stack& s) const;
@@ -75,22 +67,22 @@ class Profile {
     std::size_t operator()(const ThreadKey& k) const;
   };
 
-  std::vector<Frame> frames_;
-  std::unordered_map<Frame, std::uint32_t, FrameHash> frame_ids_;
+  std::vector<model::Frame> frames_;
+  std::unordered_map<model::Frame, std::uint32_t, FrameHash> frame_ids_;
   std::vector<Stack> stacks_;
   std::unordered_map<Stack, std::uint32_t, StackHash> stack_ids_;
-  std::vector<ThreadInfo> threads_;
+  std::vector<model::ThreadInfo> threads_;
   std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> thread_ids_;
   std::vector<Sample> samples_;
 };
 
 // "function (file:line)", py-spy's label for a frame; "(file)" without a line, bare name without
 // a file.
-std::string frame_label(const Frame& frame);
+std::string frame_label(const model::Frame& frame);
 // Pseudo-frames that writers put above a stack's root when asked to tell threads or processes
 // apart.
-Frame thread_frame(const ThreadInfo& thread);
-Frame process_frame(pid_t pid);
+model::Frame thread_frame(const model::ThreadInfo& thread);
+model::Frame process_frame(pid_t pid);
 
 struct WriteOptions {
   bool threads = false;  // one root per thread (thread ids in the output)
@@ -101,13 +93,13 @@ struct WriteOptions {
 class DisplayStacks {
  public:
   DisplayStacks(const Profile& profile, const WriteOptions& options);
-  const std::vector<Frame>& frames() const { return frames_; }
+  const std::vector<model::Frame>& frames() const { return frames_; }
   // Indices into frames(), root first.
   std::vector<std::uint32_t> path(const Sample& sample) const;
 
  private:
   const Profile& profile_;
-  std::vector<Frame> frames_;
+  std::vector<model::Frame> frames_;
   std::vector<std::vector<std::uint32_t>> prefix_;  // per thread of the profile
 };
 

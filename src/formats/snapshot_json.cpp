@@ -2,7 +2,7 @@
 
 namespace dapprof::formats {
 
-nlohmann::ordered_json snapshot_to_json(const sampler::Snapshot& snapshot,
+nlohmann::ordered_json snapshot_to_json(const model::Snapshot& snapshot,
                                         const std::string& python_version) {
   using Json = nlohmann::ordered_json;
   Json threads = Json::array();
@@ -10,15 +10,15 @@ nlohmann::ordered_json snapshot_to_json(const sampler::Snapshot& snapshot,
     Json frames = Json::array();
     for (const auto& f : t.frames) {
       Json frame = {{"function", f.function}, {"file", f.file}, {"line", f.line}};
-      if (f.native) {
+      if (f.native()) {
         frame["native"] = true;
         frame["module"] = f.module;
       }
       frames.push_back(std::move(frame));
     }
-    threads.push_back({{"thread_id", t.thread_id},
-                       {"os_thread_id", t.os_thread_id},
-                       {"name", t.name},
+    threads.push_back({{"thread_id", t.info.thread_id},
+                       {"os_thread_id", t.info.os_thread_id},
+                       {"name", t.info.name},
                        {"status", t.status()},
                        {"owns_gil", t.owns_gil},
                        {"active", t.active},

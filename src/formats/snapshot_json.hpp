@@ -5,11 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sampler/sample.hpp"
+#include "model/snapshot.hpp"
 
 namespace dapprof::formats {
 
-nlohmann::ordered_json snapshot_to_json(const sampler::Snapshot& snapshot,
+nlohmann::ordered_json snapshot_to_json(const model::Snapshot& snapshot,
                                         const std::string& python_version);
 
 }  // namespace dapprof::formats

@@ -7,7 +7,7 @@
 namespace dapprof::formats {
 namespace {
 
-std::string thread_title(const ThreadInfo& t) {
+std::string thread_title(const model::ThreadInfo& t) {
   const std::string name = t.name.empty() ? std::string("thread") : t.name;
   return fmt::format("{} (thread 0x{:x}, tid {}) pid {}", name, t.thread_id, t.os_thread_id, t.pid);
 }

@@ -1,21 +1,12 @@
 #pragma once
 // Profile writers. Each writes one complete document for the whole profile.
-#include <optional>
 #include <ostream>
 #include <string>
-#include <string_view>
 
 #include "formats/profile.hpp"
+#include "model/profile_format.hpp"
 
 namespace dapprof::formats {
-
-enum class Format { Speedscope, Flamegraph, Raw, ChromeTrace, CpuProfile };
-
-// Names as py-spy spells them ("speedscope", "flamegraph", "raw", "chrometrace") plus
-// "cpuprofile".
-std::optional<Format> parse_format(std::string_view name);
-std::string_view format_name(Format format);
-std::string_view file_extension(Format format);  // without the dot
 
 // speedscope's file format: one "sampled" profile per thread, weights in samples.
 void write_speedscope(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
@@ -28,8 +19,9 @@ void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOpt
 // V8's .cpuprofile, which VS Code and Chrome DevTools open.
 void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 
-void write(Format format, const Profile& profile, std::ostream& out,
+void write(model::ProfileFormat format, const Profile& profile, std::ostream& out,
            const WriteOptions& options = {});
-std::string to_string(Format format, const Profile& profile, const WriteOptions& options = {});
+std::string to_string(model::ProfileFormat format, const Profile& profile,
+                      const WriteOptions& options = {});
 
 }  // namespace dapprof::formats

@@ -54,7 +54,7 @@ Json to_json(const ProfilingBatch& batch) {
   Json frames = Json::object();
   for (const auto& [id, frame] : batch.new_frames) {
     Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
-    if (frame.native) f["native"] = true;
+    if (frame.native()) f["native"] = true;
     if (!frame.module.empty()) f["module"] = frame.module;
     frames[std::to_string(id)] = std::move(f);
   }
@@ -63,9 +63,9 @@ Json to_json(const ProfilingBatch& batch) {
   Json threads = Json::object();
   for (const auto& t : batch.threads) {
     // Assignment keeps the last definition of a thread when merged batches define it twice.
-    Json info = {{"name", t.name}, {"osThreadId", t.id}, {"pid", t.pid}};
-    if (t.python_thread_id != 0) info["pythonThreadId"] = std::to_string(t.python_thread_id);
-    threads[std::to_string(t.id)] = std::move(info);
+    Json info = {{"name", t.name}, {"osThreadId", t.os_thread_id}, {"pid", t.pid}};
+    if (t.thread_id != 0) info["pythonThreadId"] = std::to_string(t.thread_id);
+    threads[std::to_string(t.os_thread_id)] = std::move(info);
   }
   Json body = {{"newFrames", std::move(frames)},
                {"samples", std::move(samples)},
@@ -82,12 +82,13 @@ Json to_json(const ProfilingBatch& batch) {
 
 BatchBuilder::BatchBuilder(FrameTable table) : table_(std::move(table)) {}
 
-Status BatchBuilder::add(pid_t pid, const sampler::ThreadStack& thread) {
-  ThreadInfo info{thread.os_thread_id, pid, thread.name, thread.thread_id};
+Status BatchBuilder::add(const model::ThreadStack& thread) {
+  const model::ThreadInfo& info = thread.info;
   // A TID can be reused by a new thread, and a thread's name can change: announce it again.
-  if (auto [it, inserted] = threads_.try_emplace(info.id, info); inserted || it->second != info) {
+  if (auto [it, inserted] = threads_.try_emplace(info.os_thread_id, info);
+      inserted || it->second != info) {
     it->second = info;
-    pending_.threads.push_back(std::move(info));
+    pending_.threads.push_back(info);
   }
 
   std::vector<FrameId> stack(thread.frames.size());
@@ -99,13 +100,13 @@ Status BatchBuilder::add(pid_t pid, const sampler::ThreadStack& thread) {
     *out++ = interned->id;
   }
   pending_.samples.push_back(std::move(stack));
-  pending_.thread_ids.push_back(thread.os_thread_id);
+  pending_.thread_ids.push_back(info.os_thread_id);
   return Ok{};
 }
 
-Status BatchBuilder::add(const sampler::Snapshot& snapshot) {
+Status BatchBuilder::add(const model::Snapshot& snapshot) {
   for (const auto& thread : snapshot.threads)
-    if (auto status = add(snapshot.pid, thread); !status) return status;
+    if (auto status = add(thread); !status) return status;
   return Ok{};
 }
 

@@ -12,32 +12,25 @@
 
 #include "common/result.hpp"
 #include "protocol/frame_table.hpp"
+#include "model/snapshot.hpp"
+#include "model/thread_info.hpp"
 #include "protocol/json.hpp"
-#include "sampler/sample.hpp"
 
 namespace dapprof::protocol {
 
-// Threads are identified by their Linux thread id (TID): unique on the system among running
-// threads and small enough for JavaScript, unlike Python's idents (pthread addresses > 2^53).
+// Threads are identified by their Linux thread id (TID, model::ThreadInfo::os_thread_id): unique
+// on the system among running threads and small enough for JavaScript, unlike Python's idents
+// (pthread addresses > 2^53, sent as decimal strings).
 using ThreadId = std::uint64_t;
-
-struct ThreadInfo {
-  ThreadId id = 0;  // the TID, also sent as osThreadId
-  pid_t pid = 0;
-  std::string name;  // empty if unknown
-  // threading.get_ident(), sent as a decimal string (it exceeds 2^53); 0: unknown
-  std::uint64_t python_thread_id = 0;
-  bool operator==(const ThreadInfo&) const = default;
-};
 
 struct FrameDefinition {
   FrameId id = 0;
-  sampler::Frame frame;
+  model::Frame frame;
 };
 
 struct ProfilingBatch {
   std::vector<FrameDefinition> new_frames;    // frames referenced for the first time in this run
-  std::vector<ThreadInfo> threads;            // threads first seen, or whose name/ident changed
+  std::vector<model::ThreadInfo> threads;     // threads first seen, or whose name/ident changed
   std::vector<std::vector<FrameId>> samples;  // one stack per thread per tick, root first
   std::vector<ThreadId> thread_ids;           // parallel to samples
   double duration_ms = 0;                     // wall time covered by the batch
@@ -61,9 +54,9 @@ class BatchBuilder {
   explicit BatchBuilder(FrameTable table = FrameTable{});
 
   // Adds one thread's stack as the sampler gives it (innermost first).
-  Status add(pid_t pid, const sampler::ThreadStack& thread);
+  Status add(const model::ThreadStack& thread);
   // Adds every thread of a snapshot (the sampler has already filtered idle/GIL).
-  Status add(const sampler::Snapshot& snapshot);
+  Status add(const model::Snapshot& snapshot);
   void add_errors(std::uint64_t count) { pending_.error_count += count; }
 
   std::size_t pending_samples() const { return pending_.samples.size(); }
@@ -76,7 +69,7 @@ class BatchBuilder {
 
  private:
   FrameTable table_;
-  std::unordered_map<ThreadId, ThreadInfo> threads_;
+  std::unordered_map<ThreadId, model::ThreadInfo> threads_;
   ProfilingBatch pending_;
 };
 

@@ -7,7 +7,7 @@
 
 namespace dapprof::protocol {
 
-std::string frame_key(const sampler::Frame& frame) {
+std::string frame_key(const model::Frame& frame) {
   std::string key;
   key.reserve(frame.file.size() + frame.function.size() + frame.module.size() + 24);
   key += frame.file;
@@ -15,7 +15,7 @@ std::string frame_key(const sampler::Frame& frame) {
   key += std::to_string(frame.line);
   key += '\0';
   key += frame.function;
-  if (frame.native) {
+  if (frame.native()) {
     key += '\0';
     key += "native";
     key += '\0';
@@ -28,11 +28,11 @@ std::uint64_t xxh3_frame_hash(std::string_view key, std::uint64_t seed) {
   return XXH3_64bits_withSeed(key.data(), key.size(), seed);
 }
 
-std::size_t FrameTable::FrameHasher::operator()(const sampler::Frame& frame) const noexcept {
+std::size_t FrameTable::FrameHasher::operator()(const model::Frame& frame) const noexcept {
   const std::hash<std::string_view> h;
   std::size_t seed = h(frame.file);
   for (std::size_t part : {h(frame.function), std::hash<int>{}(frame.line), h(frame.module),
-                           std::size_t{frame.native}})
+                           static_cast<std::size_t>(frame.kind)})
     seed ^= part + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
   return seed;
 }
@@ -40,7 +40,7 @@ std::size_t FrameTable::FrameHasher::operator()(const sampler::Frame& frame) con
 FrameTable::FrameTable(unsigned id_bits, HashFunction hash)
     : mask_((std::uint64_t{1} << std::clamp(id_bits, 1u, 63u)) - 1), hash_(std::move(hash)) {}
 
-Result<FrameTable::Interned> FrameTable::intern(const sampler::Frame& frame) {
+Result<FrameTable::Interned> FrameTable::intern(const model::Frame& frame) {
   if (const auto it = by_frame_.find(frame); it != by_frame_.end())
     return Interned{it->second, false};
   if (by_frame_.size() > mask_)

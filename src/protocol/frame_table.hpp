@@ -9,7 +9,7 @@
 #include <unordered_set>
 
 #include "common/result.hpp"
-#include "sampler/sample.hpp"
+#include "model/frame.hpp"
 
 namespace dapprof::protocol {
 
@@ -19,7 +19,7 @@ inline constexpr unsigned kFrameIdBits = 53;  // Number.MAX_SAFE_INTEGER == 2^53
 
 // The bytes that identify a frame and are hashed (documented in docs/PROFILING.md, part of the
 // protocol): file NUL line NUL function, plus NUL "native" NUL module for native frames.
-std::string frame_key(const sampler::Frame& frame);
+std::string frame_key(const model::Frame& frame);
 
 // XXH3 64-bit of the key with the given seed.
 std::uint64_t xxh3_frame_hash(std::string_view key, std::uint64_t seed);
@@ -40,7 +40,7 @@ class FrameTable {
   // The frame's ID. Seed 0 first; if that ID already belongs to a different frame, seeds 1, 2, ...
   // until a free ID is found, so the result depends only on the frames interned before it (the
   // same insertion order always gives the same IDs). Fails only when every ID is taken.
-  Result<Interned> intern(const sampler::Frame& frame);
+  Result<Interned> intern(const model::Frame& frame);
 
   std::size_t size() const { return by_frame_.size(); }
   std::uint64_t capacity() const { return mask_ + 1; }      // how many distinct IDs exist
@@ -54,9 +54,9 @@ class FrameTable {
   // Keyed by the frame itself so that looking up a known frame (nearly every lookup) builds no
   // key string; the hash here only places entries, IDs come from hash_.
   struct FrameHasher {
-    std::size_t operator()(const sampler::Frame& frame) const noexcept;
+    std::size_t operator()(const model::Frame& frame) const noexcept;
   };
-  std::unordered_map<sampler::Frame, FrameId, FrameHasher> by_frame_;
+  std::unordered_map<model::Frame, FrameId, FrameHasher> by_frame_;
   std::unordered_set<FrameId> used_ids_;
   std::uint64_t collisions_ = 0;
 };

@@ -145,7 +145,8 @@ Json to_json(const StartProfilingResponse& b) {
   return j;
 }
 
-std::string_view to_string(ProfileFormat format) {
+std::string_view to_string(model::ProfileFormat format) {
+  using model::ProfileFormat;
   switch (format) {
     case ProfileFormat::Speedscope:
       return "speedscope";
@@ -155,6 +156,8 @@ std::string_view to_string(ProfileFormat format) {
       return "collapsed";
     case ProfileFormat::Flamegraph:
       return "flamegraph";
+    case ProfileFormat::ChromeTrace:
+      return "chrometrace";
   }
   return "speedscope";
 }
@@ -180,6 +183,7 @@ Result<StopProfilingArguments> StopProfilingArguments::parse(const Json& argumen
     if (!it->is_string())
       return invalid(cmd, "format", fmt::format("must be {}, not {}", choices, type_name(*it)));
     const auto name = it->get<std::string>();
+    using model::ProfileFormat;
     if (name == "speedscope")
       out.format = ProfileFormat::Speedscope;
     else if (name == "cpuprofile")

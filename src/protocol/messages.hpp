@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/result.hpp"
+#include "model/profile_format.hpp"
 #include "protocol/json.hpp"
 
 namespace dapprof::protocol {
@@ -65,13 +66,13 @@ struct StartProfilingResponse {
 };
 Json to_json(const StartProfilingResponse& body);
 
-enum class ProfileFormat { Speedscope, Cpuprofile, Collapsed, Flamegraph };
-std::string_view to_string(ProfileFormat format);
+// The format's name in stopProfiling's "format" (the protocol accepts all but chrometrace).
+std::string_view to_string(model::ProfileFormat format);
 
 // stopProfiling request arguments: where to write the whole profile, if anywhere.
 struct StopProfilingArguments {
   std::optional<std::string> output_path;  // absolute; absent: no file is written
-  ProfileFormat format = ProfileFormat::Speedscope;
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
 
   static Result<StopProfilingArguments> parse(const Json& arguments);
 };

@@ -48,7 +48,7 @@ std::optional<std::uint64_t> optional_count(const Json& body, const char* key, E
   return count;
 }
 
-Result<sampler::Frame> parse_frame(const std::string& key, const Json& value) {
+Result<model::Frame> parse_frame(const std::string& key, const Json& value) {
   if (!value.is_object()) return bad(fmt::format("newFrames[\"{}\"] must be an object", key));
   const auto file = value.find("file"), line = value.find("line"),
              function = value.find("function");
@@ -57,14 +57,14 @@ Result<sampler::Frame> parse_frame(const std::string& key, const Json& value) {
       line->get<std::int64_t>() < 0 || line->get<std::int64_t>() > INT32_MAX)
     return bad(fmt::format(
         "newFrames[\"{}\"] needs string 'file', string 'function' and non-negative 'line'", key));
-  sampler::Frame frame;
+  model::Frame frame;
   frame.function = function->get<std::string>();
   frame.file = file->get<std::string>();
   frame.line = line->get<int>();
   if (const auto native = value.find("native"); native != value.end()) {
     if (!native->is_boolean())
       return bad(fmt::format("newFrames[\"{}\"].native must be a boolean", key));
-    frame.native = native->get<bool>();
+    if (native->get<bool>()) frame.kind = model::FrameKind::Native;
   }
   if (const auto module = value.find("module"); module != value.end()) {
     if (!module->is_string())
@@ -74,10 +74,11 @@ Result<sampler::Frame> parse_frame(const std::string& key, const Json& value) {
   return frame;
 }
 
-Result<ThreadInfo> parse_thread(const std::string& key, std::uint64_t id, const Json& value) {
+Result<model::ThreadInfo> parse_thread(const std::string& key, std::uint64_t id,
+                                       const Json& value) {
   if (!value.is_object()) return bad(fmt::format("threads[\"{}\"] must be an object", key));
-  ThreadInfo info;
-  info.id = id;
+  model::ThreadInfo info;
+  info.os_thread_id = id;
   const auto name = value.find("name");
   if (name == value.end() || !name->is_string())
     return bad(fmt::format("threads[\"{}\"].name must be a string", key));
@@ -93,8 +94,7 @@ Result<ThreadInfo> parse_thread(const std::string& key, std::uint64_t id, const 
   }
   if (const auto ident = value.find("pythonThreadId"); ident != value.end()) {
     const auto text = ident->is_string() ? ident->get<std::string>() : std::string{};
-    const auto [ptr, ec] =
-        std::from_chars(text.data(), text.data() + text.size(), info.python_thread_id);
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), info.thread_id);
     if (text.empty() || ec != std::errc{} || ptr != text.data() + text.size())
       return bad(fmt::format("threads[\"{}\"].pythonThreadId must be a decimal string", key));
   }
@@ -118,7 +118,7 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
     return bad("'duration' must be a non-negative number of milliseconds");
 
   // Parse into locals first so that a rejected body leaves the decoder unchanged.
-  std::unordered_map<FrameId, sampler::Frame> added;
+  std::unordered_map<FrameId, model::Frame> added;
   for (const auto& [key, value] : new_frames->items()) {
     const auto id = parse_id_key(key);
     if (!id) return bad(fmt::format("frame ID '{}' is not a decimal integer below 2^53", key));
@@ -129,7 +129,7 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
     added.emplace(*id, std::move(*frame));
   }
 
-  std::unordered_map<ThreadId, ThreadInfo> thread_defs;
+  std::unordered_map<ThreadId, model::ThreadInfo> thread_defs;
   if (const auto threads = body.find("threads"); threads != body.end()) {
     if (!threads->is_object()) return bad("'threads' must be an object");
     for (const auto& [key, value] : threads->items()) {
@@ -140,7 +140,7 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
       thread_defs.insert_or_assign(*id, std::move(*info));
     }
   }
-  auto find_thread = [&](ThreadId id) -> const ThreadInfo* {
+  auto find_thread = [&](ThreadId id) -> const model::ThreadInfo* {
     if (const auto it = thread_defs.find(id); it != thread_defs.end()) return &it->second;
     if (const auto it = threads_.find(id); it != threads_.end()) return &it->second;
     return nullptr;
@@ -158,7 +158,7 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
   const auto errors = optional_count(body, "errorCount", count_error);
   if (!dropped || !errors) return count_error;
 
-  auto find_frame = [&](FrameId id) -> const sampler::Frame* {
+  auto find_frame = [&](FrameId id) -> const model::Frame* {
     if (const auto it = added.find(id); it != added.end()) return &it->second;
     if (const auto it = frames_.find(id); it != frames_.end()) return &it->second;
     return nullptr;

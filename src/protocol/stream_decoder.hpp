@@ -8,15 +8,16 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/frame.hpp"
+#include "model/thread_info.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/json.hpp"
-#include "sampler/sample.hpp"
 
 namespace dapprof::protocol {
 
 struct DecodedSample {
-  std::vector<sampler::Frame> stack;  // root first
-  std::optional<ThreadInfo> thread;   // absent when the event has no threadIds
+  std::vector<model::Frame> stack;          // root first
+  std::optional<model::ThreadInfo> thread;  // absent when the event has no threadIds
 };
 
 class StreamDecoder {
@@ -27,7 +28,7 @@ class StreamDecoder {
   Result<std::vector<DecodedSample>> decode(const Json& body);
 
   std::size_t frame_count() const { return frames_.size(); }
-  const std::unordered_map<ThreadId, ThreadInfo>& threads() const { return threads_; }
+  const std::unordered_map<ThreadId, model::ThreadInfo>& threads() const { return threads_; }
   std::uint64_t event_count() const { return events_; }
   std::uint64_t sample_count() const { return samples_; }
   std::uint64_t dropped_sample_count() const { return dropped_; }
@@ -35,8 +36,8 @@ class StreamDecoder {
   double duration_ms() const { return duration_ms_; }
 
  private:
-  std::unordered_map<FrameId, sampler::Frame> frames_;
-  std::unordered_map<ThreadId, ThreadInfo> threads_;
+  std::unordered_map<FrameId, model::Frame> frames_;
+  std::unordered_map<ThreadId, model::ThreadInfo> threads_;
   std::uint64_t events_ = 0, samples_ = 0, dropped_ = 0, errors_ = 0;
   double duration_ms_ = 0;
 };

@@ -10,7 +10,8 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "sampler/sample.hpp"
+#include "model/sampling_settings.hpp"
+#include "model/snapshot.hpp"
 
 namespace dapprof::sampler {
 
@@ -46,18 +47,13 @@ class PythonProcess {
   virtual const std::string& warning() const = 0;
   // Reads all threads once (including idle ones; callers filter). Fails cleanly if the process
   // exited or, in nonblocking mode, if a torn read was detected.
-  virtual Result<Snapshot> snapshot() = 0;
+  virtual Result<model::Snapshot> snapshot() = 0;
   // True once the process is gone (snapshot() failures after this are not sampling errors).
   virtual bool exited() const = 0;
 };
 
 struct SamplerOptions {
-  double rate_hz = 100;
-  bool nonblocking = false;
-  bool idle = false;  // keep idle threads in snapshots
-  bool gil = false;   // keep only the thread holding the GIL
-  bool native = false;
-  bool subprocesses = false;  // also sample child Python processes as they appear
+  model::SamplingSettings sampling;  // as the user chose them
   std::chrono::milliseconds wait_for_interpreter{0};
   bool native_all = false;  // see AttachOptions
 };
@@ -72,7 +68,7 @@ enum class StopReason { Requested, Exited, Error };
 
 class Sampler {
  public:
-  using OnSnapshot = std::function<void(Snapshot&&)>;
+  using OnSnapshot = std::function<void(model::Snapshot&&)>;
   using OnStop = std::function<void(StopReason, const std::string& message)>;
 
   // Attaches to pid (errors as for PythonProcess::attach) and starts sampling on a thread of its

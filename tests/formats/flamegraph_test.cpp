@@ -74,7 +74,7 @@ json parse_svg(const std::string& svg) {
 
 TEST(Flamegraph, WellFormedWithOneRectPerNodeAndProportionalWidths) {
   const auto inputs = test::sample_inputs();
-  const std::string svg = to_string(Format::Flamegraph, test::make_profile(inputs));
+  const std::string svg = to_string(model::ProfileFormat::Flamegraph, test::make_profile(inputs));
   const auto doc = parse_svg(svg);
   EXPECT_EQ(doc["root"], "{http://www.w3.org/2000/svg}svg");
   EXPECT_EQ(doc["scripts"], 1);
@@ -127,20 +127,21 @@ TEST(Flamegraph, WellFormedWithOneRectPerNodeAndProportionalWidths) {
 TEST(Flamegraph, BadBytesAndControlCharactersStayWellFormed) {
   Profile p;
   p.name = "bad \x01\xff name";
-  const auto t = p.add_thread(1, 1, 1, "t\x02");
-  const std::vector<Frame> stack = {{"f\xc3\x28<]]>", "a\x1f.py", 3, false, ""}};
+  const auto t = p.add_thread({1, 1, 1, "t\x02"});
+  const std::vector<model::Frame> stack = {
+      {"f\xc3\x28<]]>", "a\x1f.py", 3, model::FrameKind::Python, ""}};
   p.add_sample(t, p.add_stack(stack), 0);
-  const auto doc = parse_svg(to_string(Format::Flamegraph, p, {.threads = true}));
+  const auto doc = parse_svg(to_string(model::ProfileFormat::Flamegraph, p, {.threads = true}));
   ASSERT_EQ(doc["frames"].size(), 3u);  // all, thread, f
   EXPECT_EQ(doc["frames"][2]["n"], "f\xEF\xBF\xBD(<]]> (a\xEF\xBF\xBD.py:3)");
   // The JSON writers repair bad bytes too instead of failing.
-  EXPECT_NO_THROW(json::parse(to_string(Format::Speedscope, p)));
-  EXPECT_NO_THROW(json::parse(to_string(Format::ChromeTrace, p)));
-  EXPECT_NO_THROW(json::parse(to_string(Format::CpuProfile, p)));
+  EXPECT_NO_THROW(json::parse(to_string(model::ProfileFormat::Speedscope, p)));
+  EXPECT_NO_THROW(json::parse(to_string(model::ProfileFormat::ChromeTrace, p)));
+  EXPECT_NO_THROW(json::parse(to_string(model::ProfileFormat::Cpuprofile, p)));
 }
 
 TEST(Flamegraph, EmptyProfile) {
-  const auto doc = parse_svg(to_string(Format::Flamegraph, Profile{}));
+  const auto doc = parse_svg(to_string(model::ProfileFormat::Flamegraph, Profile{}));
   EXPECT_TRUE(doc["frames"].empty());
 }
 

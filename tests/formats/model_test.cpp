@@ -23,23 +23,21 @@ TEST(ProfileModel, InternsFramesStacksAndThreads) {
 
 TEST(ProfileModel, LaterThreadNameWinsButEmptyDoesNot) {
   Profile p;
-  const auto a = p.add_thread(1, 2, 3, "");
-  EXPECT_EQ(p.add_thread(1, 2, 3, "named"), a);
-  EXPECT_EQ(p.add_thread(1, 2, 3, ""), a);
+  const auto a = p.add_thread({1, 2, 3, ""});
+  EXPECT_EQ(p.add_thread({1, 2, 3, "named"}), a);
+  EXPECT_EQ(p.add_thread({1, 2, 3, ""}), a);
   EXPECT_EQ(p.threads()[a].name, "named");
-  EXPECT_NE(p.add_thread(1, 2, 4, "named"), a);
+  EXPECT_NE(p.add_thread({1, 2, 4, "named"}), a);
 }
 
 TEST(ProfileModel, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
   Profile p;
-  sampler::Snapshot snap;
+  model::Snapshot snap;
   snap.pid = 42;
   const auto start = std::chrono::steady_clock::now();
   snap.time = start + std::chrono::milliseconds(25);
-  sampler::ThreadStack t;
-  t.thread_id = 7;
-  t.os_thread_id = 8;
-  t.name = "T";
+  model::ThreadStack t;
+  t.info = {42, 7, 8, "T"};
   t.frames = {test::leaf_frame(), test::main_frame()};
   snap.threads.push_back(t);
   p.add_snapshot(snap, start);
@@ -49,12 +47,23 @@ TEST(ProfileModel, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
   EXPECT_EQ(p.threads()[0].pid, 42);
 }
 
+TEST(ProfileModel, FramesOfAnotherKindAreOtherFrames) {
+  Profile p;
+  model::Frame debugger = test::main_frame();
+  debugger.kind = model::FrameKind::Debugger;
+  const auto python = p.add_frame(test::main_frame());
+  EXPECT_NE(p.add_frame(debugger), python);
+  EXPECT_EQ(p.add_frame(test::main_frame()), python);
+  EXPECT_EQ(p.frames()[1].kind, model::FrameKind::Debugger);
+}
+
 TEST(CallTree, TotalsAndSelf) {
   Profile p;
   p.interval_us = 1;
-  const auto t = p.add_thread(1, 1, 1, "");
-  const std::vector<Frame> a_b = {test::work_frame(), test::main_frame()};  // innermost first
-  const std::vector<Frame> a = {test::main_frame()};
+  const auto t = p.add_thread({1, 1, 1, ""});
+  const std::vector<model::Frame> a_b = {test::work_frame(),
+                                         test::main_frame()};  // innermost first
+  const std::vector<model::Frame> a = {test::main_frame()};
   p.add_sample(t, p.add_stack(a_b), 0);
   p.add_sample(t, p.add_stack(a_b), 1);
   p.add_sample(t, p.add_stack(a), 2, 3);
@@ -98,8 +107,9 @@ TEST(ProfileSummary, SelfAndTotalPerFunction) {
 
 TEST(ProfileSummary, RecursionCountsOncePerSample) {
   Profile p;
-  const auto t = p.add_thread(1, 1, 1, "");
-  const std::vector<Frame> rec = {test::main_frame(), test::main_frame(), test::main_frame()};
+  const auto t = p.add_thread({1, 1, 1, ""});
+  const std::vector<model::Frame> rec = {test::main_frame(), test::main_frame(),
+                                         test::main_frame()};
   p.add_sample(t, p.add_stack(rec), 0);
   const auto s = summarize(p);
   ASSERT_EQ(s.functions.size(), 1u);

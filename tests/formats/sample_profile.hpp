@@ -14,14 +14,18 @@ struct InputSample {
   std::uint64_t os_thread_id;
   std::string thread_name;
   std::int64_t time_us;
-  std::vector<Frame> root_first;
+  std::vector<model::Frame> root_first;
   double weight = 1;
 };
 
-inline Frame main_frame() { return {"main", "app.py", 10, false, ""}; }
-inline Frame work_frame() { return {"wörk<&>\"'", "dir/ünï <&>.py", 20, false, ""}; }
-inline Frame leaf_frame() { return {"函数", "dir/ünï <&>.py", 30, false, ""}; }
-inline Frame other_frame() { return {"other", "app.py", 0, false, ""}; }
+inline model::Frame main_frame() { return {"main", "app.py", 10, model::FrameKind::Python, ""}; }
+inline model::Frame work_frame() {
+  return {"wörk<&>\"'", "dir/ünï <&>.py", 20, model::FrameKind::Python, ""};
+}
+inline model::Frame leaf_frame() {
+  return {"函数", "dir/ünï <&>.py", 30, model::FrameKind::Python, ""};
+}
+inline model::Frame other_frame() { return {"other", "app.py", 0, model::FrameKind::Python, ""}; }
 
 inline std::vector<InputSample> sample_inputs() {
   const auto m = main_frame(), w = work_frame(), l = leaf_frame(), o = other_frame();
@@ -45,8 +49,8 @@ inline Profile make_profile(const std::vector<InputSample>& inputs) {
   p.interval_us = 10000;
   p.duration_us = 60000;
   for (const auto& in : inputs) {
-    std::vector<Frame> innermost_first(in.root_first.rbegin(), in.root_first.rend());
-    const auto thread = p.add_thread(in.pid, in.thread_id, in.os_thread_id, in.thread_name);
+    std::vector<model::Frame> innermost_first(in.root_first.rbegin(), in.root_first.rend());
+    const auto thread = p.add_thread({in.pid, in.thread_id, in.os_thread_id, in.thread_name});
     p.add_sample(thread, p.add_stack(innermost_first), in.time_us, in.weight);
   }
   return p;

@@ -16,7 +16,8 @@ using test::InputSample;
 
 TEST(ChromeTrace, EventsBalancedPerThreadAndFollowSamples) {
   const auto inputs = test::sample_inputs();
-  const auto doc = json::parse(to_string(Format::ChromeTrace, test::make_profile(inputs)));
+  const auto doc =
+      json::parse(to_string(model::ProfileFormat::ChromeTrace, test::make_profile(inputs)));
   ASSERT_TRUE(doc["traceEvents"].is_array());
 
   std::map<std::pair<int, std::uint64_t>, std::string> thread_names;
@@ -73,7 +74,7 @@ TEST(ChromeTrace, EventsBalancedPerThreadAndFollowSamples) {
 TEST(CpuProfile, NodesAndSamplesReconstructStacks) {
   const auto inputs = test::sample_inputs();
   const auto profile = test::make_profile(inputs);
-  const auto doc = json::parse(to_string(Format::CpuProfile, profile));
+  const auto doc = json::parse(to_string(model::ProfileFormat::Cpuprofile, profile));
   std::map<int, json> nodes;
   std::map<int, int> parent;
   std::int64_t hits = 0;
@@ -96,12 +97,13 @@ TEST(CpuProfile, NodesAndSamplesReconstructStacks) {
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     t += doc["timeDeltas"][i].get<std::int64_t>();
     EXPECT_EQ(t, sorted[i].time_us);
-    std::vector<Frame> stack;
+    std::vector<model::Frame> stack;
     for (int id = doc["samples"][i]; id != 1; id = parent.at(id)) {
       const auto& cf = nodes.at(id)["callFrame"];
       const int line0 = cf["lineNumber"];
       stack.insert(stack.begin(),
-                   Frame{cf["functionName"], cf["url"], line0 < 0 ? 0 : line0 + 1, false, ""});
+                   model::Frame{cf["functionName"], cf["url"], line0 < 0 ? 0 : line0 + 1,
+                                model::FrameKind::Python, ""});
       EXPECT_FALSE(cf["scriptId"].get<std::string>().empty());
     }
     // Two processes in the profile: a "process N" pseudo-frame above the real root.

@@ -20,19 +20,9 @@ std::string fmt_hex(std::uint64_t v) {
   return buf;
 }
 
-TEST(FormatsRegistry, NamesAndExtensions) {
-  EXPECT_EQ(parse_format("speedscope"), Format::Speedscope);
-  EXPECT_EQ(parse_format("flamegraph"), Format::Flamegraph);
-  EXPECT_EQ(parse_format("raw"), Format::Raw);
-  EXPECT_EQ(parse_format("chrometrace"), Format::ChromeTrace);
-  EXPECT_EQ(parse_format("cpuprofile"), Format::CpuProfile);
-  EXPECT_FALSE(parse_format("svg").has_value());
-  EXPECT_EQ(file_extension(Format::Flamegraph), "svg");
-  EXPECT_EQ(file_extension(Format::Speedscope), "json");
-}
-
 TEST(Collapsed, ExactLinesWithProcessPrefix) {
-  const auto out = to_string(Format::Raw, test::make_profile(test::sample_inputs()));
+  const auto out =
+      to_string(model::ProfileFormat::Collapsed, test::make_profile(test::sample_inputs()));
   EXPECT_EQ(out,
             "process 100;main (app.py:10);other (app.py) 1\n"
             "process 100;main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 3\n"
@@ -47,11 +37,11 @@ TEST(Collapsed, OneProcessWithThreads) {
   auto inputs = test::sample_inputs();
   std::erase_if(inputs, [](const InputSample& s) { return s.pid != 100; });
   const auto p = test::make_profile(inputs);
-  EXPECT_EQ(to_string(Format::Raw, p),
+  EXPECT_EQ(to_string(model::ProfileFormat::Collapsed, p),
             "main (app.py:10);other (app.py) 1\n"
             "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 3\n"
             "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 (dir/ünï <&>.py:30) 3\n");
-  EXPECT_EQ(to_string(Format::Raw, p, {.threads = true}),
+  EXPECT_EQ(to_string(model::ProfileFormat::Collapsed, p, {.threads = true}),
             "thread (0x7f01) \"MainThread\";main (app.py:10);other (app.py) 1\n"
             "thread (0x7f01) \"MainThread\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 1\n"
             "thread (0x7f01) \"MainThread\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 "
@@ -64,17 +54,18 @@ TEST(Collapsed, OneProcessWithThreads) {
 
 TEST(Collapsed, EmptyStacksMakeNoLine) {
   Profile p;
-  const auto t = p.add_thread(1, 1, 1, "T");
+  const auto t = p.add_thread({1, 1, 1, "T"});
   p.add_sample(t, p.add_stack({}), 0);
-  const std::vector<Frame> one = {test::main_frame()};
+  const std::vector<model::Frame> one = {test::main_frame()};
   p.add_sample(t, p.add_stack(one), 1);
-  EXPECT_EQ(to_string(Format::Raw, p, {.threads = true}),
+  EXPECT_EQ(to_string(model::ProfileFormat::Collapsed, p, {.threads = true}),
             "thread (0x1) \"T\";main (app.py:10) 1\n");
 }
 
 TEST(Speedscope, SamplesReconstructInputStacks) {
   const auto inputs = test::sample_inputs();
-  const auto doc = json::parse(to_string(Format::Speedscope, test::make_profile(inputs)));
+  const auto doc =
+      json::parse(to_string(model::ProfileFormat::Speedscope, test::make_profile(inputs)));
   EXPECT_EQ(doc["$schema"], "https://www.speedscope.app/file-format-schema.json");
   EXPECT_EQ(doc["exporter"], "dapprof");
   EXPECT_EQ(doc["name"], "fixture <&> \"ü\"");
@@ -103,10 +94,11 @@ TEST(Speedscope, SamplesReconstructInputStacks) {
     ASSERT_EQ(prof["samples"].size(), want.size());
     double total = 0;
     for (std::size_t i = 0; i < want.size(); ++i) {
-      std::vector<Frame> got;
+      std::vector<model::Frame> got;
       for (const auto& idx : prof["samples"][i]) {
         const auto& f = frames.at(idx.get<std::size_t>());
-        got.push_back(Frame{f["name"], f.value("file", ""), f.value("line", 0), false, ""});
+        got.push_back(model::Frame{f["name"], f.value("file", ""), f.value("line", 0),
+                                   model::FrameKind::Python, ""});
       }
       EXPECT_EQ(got, want[i]->root_first) << title << " sample " << i;
       EXPECT_DOUBLE_EQ(prof["weights"][i].get<double>(), want[i]->weight);

@@ -21,19 +21,20 @@ namespace dapprof::protocol {
 namespace {
 
 struct Expected {
-  std::vector<sampler::Frame> stack;  // root first
-  ThreadInfo thread;
+  std::vector<model::Frame> stack;  // root first
+  model::ThreadInfo thread;
   bool operator==(const Expected&) const = default;
 };
 
 // Readable failure output instead of gtest's byte dump.
 void PrintTo(const Expected& e, std::ostream* os) {
-  *os << "thread " << e.thread.id << " '" << e.thread.name << "' pid " << e.thread.pid << ": ";
+  *os << "thread " << e.thread.os_thread_id << " '" << e.thread.name << "' pid " << e.thread.pid
+      << ": ";
   for (const auto& f : e.stack) *os << f.function << "@" << f.file << ":" << f.line << " ";
 }
 
-Expected expect(pid_t pid, const sampler::ThreadStack& t) {
-  return {{t.frames.rbegin(), t.frames.rend()}, {t.os_thread_id, pid, t.name, t.thread_id}};
+Expected expect(const model::ThreadStack& t) {
+  return {{t.frames.rbegin(), t.frames.rend()}, t.info};
 }
 
 // Sends bodies as profilingData events over the DAP codec, cut into random fragments, and decodes
@@ -85,8 +86,8 @@ TEST(RoundTrip, RandomStacksComeBackExactlyInOrder) {
     const int n = static_cast<int>(rng() % 30);  // empty batches too
     for (int i = 0; i < n; ++i) {
       const auto thread = random.next();
-      ASSERT_TRUE(builder.add(random.pid(), thread).ok());
-      expected.push_back(expect(random.pid(), thread));
+      ASSERT_TRUE(builder.add(thread).ok());
+      expected.push_back(expect(thread));
     }
     batches.push_back(builder.take(100.0 + b));
   }
@@ -112,8 +113,8 @@ TEST(RoundTrip, MergedAndDroppedBatchesKeepOrderFramesAndCountDrops) {
     const int n = 1 + static_cast<int>(rng() % 20);
     for (int i = 0; i < n; ++i) {
       const auto thread = random.next(120);
-      ASSERT_TRUE(builder.add(random.pid(), thread).ok());
-      in_batch.push_back(expect(random.pid(), thread));
+      ASSERT_TRUE(builder.add(thread).ok());
+      in_batch.push_back(expect(thread));
     }
     builder.add_errors(b % 3);
     total += n;
@@ -157,8 +158,9 @@ TEST(Backlog, KeepsTheNewestSamplesAndEveryDefinition) {
     const int n = static_cast<int>(rng() % 25);
     for (int i = 0; i < n; ++i) {
       auto thread = random.next(20);
-      thread.frames.insert(thread.frames.begin(), {"sample", "/seq.py", produced, false, ""});
-      ASSERT_TRUE(builder.add(random.pid(), thread).ok());
+      thread.frames.insert(thread.frames.begin(),
+                           {"sample", "/seq.py", produced, model::FrameKind::Python, ""});
+      ASSERT_TRUE(builder.add(thread).ok());
       pushed_since_take.push_back(produced++);
     }
     backlog.push(builder.take(10));
@@ -191,15 +193,13 @@ TEST(Backlog, KeepsTheNewestSamplesAndEveryDefinition) {
 
 TEST(BatchBuilder, EventBodyMatchesTheDebugpyProposalShape) {
   BatchBuilder builder;
-  sampler::ThreadStack thread;
-  thread.os_thread_id = 321;
-  thread.thread_id = 140245385041728;
-  thread.name = "MainThread";
-  thread.frames = {{"calc", "/app/utils.py", 42, false, ""},
-                   {"main", "/app/main.py", 10, false, ""}};
-  ASSERT_TRUE(builder.add(99, thread).ok());
+  model::ThreadStack thread;
+  thread.info = {99, 140245385041728, 321, "MainThread"};
+  thread.frames = {{"calc", "/app/utils.py", 42, model::FrameKind::Python, ""},
+                   {"main", "/app/main.py", 10, model::FrameKind::Python, ""}};
+  ASSERT_TRUE(builder.add(thread).ok());
   thread.frames.erase(thread.frames.begin());
-  ASSERT_TRUE(builder.add(99, thread).ok());
+  ASSERT_TRUE(builder.add(thread).ok());
   const Json body = to_json(builder.take(150.5));
   const std::string main_id = "8504641672448434";  // the golden ID of FrameTable's tests
   EXPECT_EQ(body["newFrames"][main_id],
@@ -215,7 +215,7 @@ TEST(BatchBuilder, EventBodyMatchesTheDebugpyProposalShape) {
                                           {"pid", 99},
                                           {"pythonThreadId", "140245385041728"}}));
   // Nothing is announced twice: a second batch with the same stack has no definitions.
-  ASSERT_TRUE(builder.add(99, thread).ok());
+  ASSERT_TRUE(builder.add(thread).ok());
   const Json next = to_json(builder.take(100));
   EXPECT_TRUE(next["newFrames"].empty());
   EXPECT_TRUE(next["threads"].empty());
@@ -225,16 +225,14 @@ TEST(BatchBuilder, EventBodyMatchesTheDebugpyProposalShape) {
 TEST(BatchBuilder, RenamedOrReusedThreadIsAnnouncedAgain) {
   BatchBuilder builder;
   StreamDecoder decoder;
-  sampler::ThreadStack thread;
-  thread.os_thread_id = 77;
-  thread.thread_id = 1;
-  thread.name = "Thread-1";
-  thread.frames = {{"run", "/t.py", 3, false, ""}};
-  ASSERT_TRUE(builder.add(5, thread).ok());
+  model::ThreadStack thread;
+  thread.info = {5, 1, 77, "Thread-1"};
+  thread.frames = {{"run", "/t.py", 3, model::FrameKind::Python, ""}};
+  ASSERT_TRUE(builder.add(thread).ok());
   auto first = decoder.decode(to_json(builder.take(10)));
   ASSERT_TRUE(first.ok());
-  thread.name = "worker";
-  ASSERT_TRUE(builder.add(5, thread).ok());
+  thread.info.name = "worker";
+  ASSERT_TRUE(builder.add(thread).ok());
   const Json body = to_json(builder.take(10));
   EXPECT_EQ(body["threads"]["77"]["name"], "worker");
   auto second = decoder.decode(body);

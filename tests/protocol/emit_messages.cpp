@@ -83,7 +83,7 @@ void emit_data() {
   std::optional<ProfilingBatch> backlog;
   for (int b = 0; b < 12; ++b) {
     for (int i = 0; i < b * 3; ++i)
-      if (auto status = builder.add(random.pid(), random.next()); !status)
+      if (auto status = builder.add(random.next()); !status)
         throw std::runtime_error(status.message());
     builder.add_errors(static_cast<std::uint64_t>(b % 2));
     ProfilingBatch batch = builder.take(100.25);

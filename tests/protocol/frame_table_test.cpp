@@ -15,15 +15,15 @@ namespace {
 
 constexpr std::uint64_t kMaxSafeInteger = (std::uint64_t{1} << 53) - 1;
 
-sampler::Frame py(std::string file, int line, std::string function) {
-  sampler::Frame f;
+model::Frame py(std::string file, int line, std::string function) {
+  model::Frame f;
   f.file = std::move(file);
   f.line = line;
   f.function = std::move(function);
   return f;
 }
 
-FrameId id_of(FrameTable& table, const sampler::Frame& frame) {
+FrameId id_of(FrameTable& table, const model::Frame& frame) {
   auto interned = table.intern(frame);
   EXPECT_TRUE(interned.ok());
   return interned.ok() ? interned->id : ~FrameId{0};
@@ -34,8 +34,8 @@ TEST(FrameKey, IsTheDocumentedByteString) {
   EXPECT_EQ(frame_key(py("/app/main.py", 10, "main")),
             "/app/main.py\0"
             "10\0main"s);
-  sampler::Frame native = py("", 0, "PyEval_EvalFrameDefault");
-  native.native = true;
+  model::Frame native = py("", 0, "PyEval_EvalFrameDefault");
+  native.kind = model::FrameKind::Native;
   native.module = "libpython3.12.so.1.0";
   EXPECT_EQ(frame_key(native),
             "\0"
@@ -48,8 +48,8 @@ TEST(FrameKey, IsTheDocumentedByteString) {
 TEST(FrameTable, IdsAreStableAcrossRunsAndVersions) {
   FrameTable table;
   EXPECT_EQ(id_of(table, py("/app/main.py", 10, "main")), 8504641672448434u);
-  sampler::Frame native = py("", 0, "PyEval_EvalFrameDefault");
-  native.native = true;
+  model::Frame native = py("", 0, "PyEval_EvalFrameDefault");
+  native.kind = model::FrameKind::Native;
   native.module = "libpython3.12.so.1.0";
   EXPECT_EQ(id_of(table, native), 8045337731731065u);
   EXPECT_EQ(table.collisions(), 0u);
@@ -66,8 +66,8 @@ TEST(FrameTable, SameFrameSameIdAndNewOnlyOnce) {
   // Each field is part of the identity.
   std::set<FrameId> ids{first->id, id_of(table, py("/a.py", 2, "f")),
                         id_of(table, py("/b.py", 1, "f")), id_of(table, py("/a.py", 1, "g"))};
-  sampler::Frame native = py("/a.py", 1, "f");
-  native.native = true;
+  model::Frame native = py("/a.py", 1, "f");
+  native.kind = model::FrameKind::Native;
   ids.insert(id_of(table, native));
   native.module = "libc.so.6";
   ids.insert(id_of(table, native));
@@ -132,13 +132,13 @@ TEST(FrameTable, CollidingIdsRoundTripThroughBatches) {
   // stacks.
   BatchBuilder builder(FrameTable(10));
   testing::RandomStacks random(11, 300, 3);
-  std::vector<std::vector<sampler::Frame>> expected;
+  std::vector<std::vector<model::Frame>> expected;
   StreamDecoder decoder;
-  std::vector<std::vector<sampler::Frame>> decoded;
+  std::vector<std::vector<model::Frame>> decoded;
   for (int batch = 0; batch < 20; ++batch) {
     for (int i = 0; i < 20; ++i) {
       const auto thread = random.next(30);
-      ASSERT_TRUE(builder.add(random.pid(), thread).ok());
+      ASSERT_TRUE(builder.add(thread).ok());
       expected.emplace_back(thread.frames.rbegin(), thread.frames.rend());
     }
     auto samples = decoder.decode(to_json(builder.take(100)));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "protocol/envelope.hpp"
+#include "protocol/sampling.hpp"
 
 namespace dapprof::protocol {
 namespace {
@@ -33,6 +34,20 @@ TEST(StartProfilingArguments, ParsesEveryField) {
   auto again = StartProfilingArguments::parse(to_json(*parsed));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(to_json(*again), to_json(*parsed));
+}
+
+TEST(StartProfilingArguments, SamplingSettingsAreTheRequestedOnes) {
+  auto parsed = StartProfilingArguments::parse(
+      Json::parse(R"({"rate": 250, "idle": true, "subprocesses": true, "batchIntervalMs": 10})"));
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(sampling_settings(*parsed),
+            (model::SamplingSettings{.rate_hz = 250, .idle = true, .subprocesses = true}));
+  auto native = StartProfilingArguments::parse(Json::parse(R"({"native": true, "gil": true})"));
+  ASSERT_TRUE(native.ok()) << native.message();
+  EXPECT_EQ(sampling_settings(*native), (model::SamplingSettings{.gil = true, .native = true}));
+  auto nonblocking = StartProfilingArguments::parse(Json::parse(R"({"nonblocking": true})"));
+  ASSERT_TRUE(nonblocking.ok()) << nonblocking.message();
+  EXPECT_TRUE(sampling_settings(*nonblocking).nonblocking);
 }
 
 TEST(StartProfilingArguments, EachBadFieldGivesAnErrorNamingIt) {
@@ -74,10 +89,10 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
       StopProfilingArguments::parse({{"outputPath", "/tmp/p.json"}, {"format", "cpuprofile"}});
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(*both->output_path, "/tmp/p.json");
-  EXPECT_EQ(both->format, ProfileFormat::Cpuprofile);
+  EXPECT_EQ(both->format, model::ProfileFormat::Cpuprofile);
   auto path_only = StopProfilingArguments::parse({{"outputPath", "/tmp/p.json"}});
   ASSERT_TRUE(path_only.ok());
-  EXPECT_EQ(path_only->format, ProfileFormat::Speedscope);
+  EXPECT_EQ(path_only->format, model::ProfileFormat::Speedscope);
 
   const std::vector<std::pair<Json, std::string>> cases = {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},

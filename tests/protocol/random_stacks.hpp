@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "sampler/sample.hpp"
+#include "model/snapshot.hpp"
 
 namespace dapprof::protocol::testing {
 
@@ -25,10 +25,10 @@ class RandomStacks {
       : rng_(seed) {
     const auto& words = unicode_words();
     for (std::size_t i = 0; i < frame_pool; ++i) {
-      sampler::Frame f;
+      model::Frame f;
       f.function = words[pick(words.size())] + "_" + std::to_string(i);
       if (i % 10 == 9) {  // some native frames, as with native: true
-        f.native = true;
+        f.kind = model::FrameKind::Native;
         f.module = "/usr/lib/lib" + words[pick(words.size())] + ".so.1";
         f.file = i % 20 == 19 ? "" : "src/" + words[pick(words.size())] + ".c";
         f.line = static_cast<int>(pick(2)) * static_cast<int>(pick(5000));
@@ -39,22 +39,23 @@ class RandomStacks {
       frames_.push_back(std::move(f));
     }
     for (std::size_t t = 0; t < threads; ++t) {
-      sampler::ThreadStack thread;
-      thread.os_thread_id = 4000 + 17 * t;
+      model::ThreadStack thread;
+      thread.info.pid = pid();
+      thread.info.os_thread_id = 4000 + 17 * t;
       // Python idents are pthread addresses, far above 2^53.
-      thread.thread_id = 0x7f0000000000ull * 1024 + 0x1000 * t + 0x700;
-      thread.name = t == 0 ? "MainThread" : "worker-" + words[pick(words.size())];
+      thread.info.thread_id = 0x7f0000000000ull * 1024 + 0x1000 * t + 0x700;
+      thread.info.name = t == 0 ? "MainThread" : "worker-" + words[pick(words.size())];
       threads_.push_back(std::move(thread));
     }
   }
 
   pid_t pid() const { return 4242; }
   std::size_t thread_count() const { return threads_.size(); }
-  sampler::ThreadStack& thread(std::size_t i) { return threads_[i]; }
+  model::ThreadStack& thread(std::size_t i) { return threads_[i]; }
 
   // One thread's stack, innermost first as the sampler gives it, depth 1..max_depth.
-  sampler::ThreadStack next(std::size_t max_depth = 200) {
-    sampler::ThreadStack thread = threads_[pick(threads_.size())];
+  model::ThreadStack next(std::size_t max_depth = 200) {
+    model::ThreadStack thread = threads_[pick(threads_.size())];
     const std::size_t depth = 1 + pick(max_depth);
     for (std::size_t i = 0; i < depth; ++i) thread.frames.push_back(frames_[pick(frames_.size())]);
     return thread;
@@ -66,8 +67,8 @@ class RandomStacks {
 
  private:
   std::mt19937_64 rng_;
-  std::vector<sampler::Frame> frames_;
-  std::vector<sampler::ThreadStack> threads_;
+  std::vector<model::Frame> frames_;
+  std::vector<model::ThreadStack> threads_;
 };
 
 }  // namespace dapprof::protocol::testing

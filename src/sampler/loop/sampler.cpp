@@ -76,14 +76,17 @@ class LoopSampler final : public Sampler {
     std::string message;
     try {
       std::optional<loop::Children> children;
-      if (options_.subprocesses) {
-        AttachOptions attach{
-            options_.nonblocking, options_.native, {}, options_.native_all, !options_.idle};
+      if (options_.sampling.subprocesses) {
+        AttachOptions attach{options_.sampling.nonblocking,
+                             options_.sampling.native,
+                             {},
+                             options_.native_all,
+                             !options_.sampling.idle};
         children.emplace(main_->pid(), attach,
                          options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
                                                                    : kDefaultChildWindow);
       }
-      loop::Schedule schedule(Clock::now(), options_.rate_hz);
+      loop::Schedule schedule(Clock::now(), options_.sampling.rate_hz);
       auto next_scan = Clock::now();
       while (!wait_for(schedule.next())) {
         if (sample(*main_) == Outcome::Exited) {
@@ -123,10 +126,10 @@ class LoopSampler final : public Sampler {
       last_error_code_ = code;
       return Outcome::Failed;
     }
-    Snapshot s = std::move(*snap);
+    model::Snapshot s = std::move(*snap);
     s.pid = proc.pid();
-    std::erase_if(s.threads, [this](const ThreadStack& t) {
-      return (!options_.idle && !t.active) || (options_.gil && !t.owns_gil);
+    std::erase_if(s.threads, [this](const model::ThreadStack& t) {
+      return (!options_.sampling.idle && !t.active) || (options_.sampling.gil && !t.owns_gil);
     });
     if (s.threads.empty()) return Outcome::Delivered;  // nothing selected at this instant
     samples_.fetch_add(1, std::memory_order_relaxed);
@@ -174,11 +177,12 @@ class LoopSampler final : public Sampler {
 
 Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions& options,
                                                 OnSnapshot on_snapshot, OnStop on_stop) {
-  if (!(options.rate_hz > 0))
-    return Error{fmt::format("sampling rate must be positive (got {})", options.rate_hz),
+  const model::SamplingSettings& sampling = options.sampling;
+  if (!(sampling.rate_hz > 0))
+    return Error{fmt::format("sampling rate must be positive (got {})", sampling.rate_hz),
                  ErrorCode::InvalidArgument};
-  AttachOptions attach{options.nonblocking, options.native, options.wait_for_interpreter,
-                       options.native_all, !options.idle};
+  AttachOptions attach{sampling.nonblocking, sampling.native, options.wait_for_interpreter,
+                       options.native_all, !sampling.idle};
   auto proc = PythonProcess::attach(pid, attach);
   if (!proc) return proc.error();
   auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),

@@ -295,16 +295,20 @@ bool LineTable::index_unit(std::size_t offset, std::size_t& next) {
 
   const std::size_t index = units_.size();
   std::size_t sequence_start = unit->program;
-  std::optional<std::uint64_t> low;
+  // The first address of the sequence being read. A plain pair rather than std::optional: GCC's
+  // -Wmaybe-uninitialized misreads the optional's payload once the lambda is inlined (-O3).
+  std::uint64_t low = 0;
+  bool in_sequence = false;
   run(line_, *unit, unit->program, [&](const Row& row, bool end, std::size_t after) {
     if (!end) {
-      if (!low) low = row.address;
+      if (!in_sequence) low = row.address;
+      in_sequence = true;
       return true;
     }
     // Sequences starting at address 0 belong to functions the linker discarded.
-    if (low && *low != 0 && row.address > *low)
-      sequences_.push_back({*low, row.address, index, sequence_start});
-    low.reset();
+    if (in_sequence && low != 0 && row.address > low)
+      sequences_.push_back({low, row.address, index, sequence_start});
+    in_sequence = false;
     sequence_start = after;
     return true;
   });

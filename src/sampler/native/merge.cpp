@@ -113,7 +113,7 @@ std::vector<Role> roles_of(const MergeInput& in) {
 
 }  // namespace
 
-std::vector<Frame> merge(const MergeInput& in) {
+std::vector<model::Frame> merge(const MergeInput& in) {
   const auto& python = in.python;
   const std::vector<Role> roles = roles_of(in);
   std::vector<std::uint32_t> fallback;
@@ -131,7 +131,7 @@ std::vector<Frame> merge(const MergeInput& in) {
   // Eval frame j (from the innermost) runs group j + shift.
   const std::ptrdiff_t shift = evals > count ? count - evals : 0;
 
-  std::vector<Frame> out;
+  std::vector<model::Frame> out;
   out.reserve(in.native.size() + python.size());
   std::size_t python_end = 0;  // size of `out` after its outermost Python frame
   const auto emit_group = [&](std::ptrdiff_t g) {
@@ -142,11 +142,11 @@ std::vector<Frame> merge(const MergeInput& in) {
     if (first[index + 1] > first[index]) python_end = out.size();
   };
   const auto emit_native = [&](const NativeFrame& f) {
-    Frame frame;
+    model::Frame frame;
     frame.function = f.function;
     frame.file = f.file;
     frame.line = f.line;
-    frame.native = true;
+    frame.kind = model::FrameKind::Native;
     frame.module = f.module;
     out.push_back(std::move(frame));
   };

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sampler/sample.hpp"
+#include "model/frame.hpp"
 
 namespace dapprof::sampler::native {
 
@@ -53,7 +53,7 @@ Role classify(std::string_view function, bool symbolized, bool interpreter);
 
 struct MergeInput {
   std::span<const NativeFrame* const> native;  // innermost first
-  std::span<const Frame> python;               // innermost first
+  std::span<const model::Frame> python;        // innermost first
   std::span<const std::uint32_t> eval_groups;  // Python frames per eval call, innermost first
   bool keep_all = false;  // keep noise, and native frames outside the outermost Python frame
   // 3.12+: the address of each eval call's shim frame (innermost first, as eval_groups), and
@@ -68,6 +68,6 @@ struct MergeInput {
 //  - fewer: the native unwind stopped early; the Python frames left over go outermost.
 // Without keep_all, noise is dropped, and so is everything outside the outermost Python frame.
 // If eval_groups does not add up to the Python frames, one frame per eval call is assumed.
-std::vector<Frame> merge(const MergeInput& in);
+std::vector<model::Frame> merge(const MergeInput& in);
 
 }  // namespace dapprof::sampler::native

@@ -32,9 +32,9 @@ void NativeStacks::unwind(std::span<const pid_t> tids) {
   }
 }
 
-std::vector<Frame> NativeStacks::merge(pid_t tid, std::vector<Frame> python,
-                                       std::span<const std::uint32_t> eval_groups,
-                                       std::span<const std::uint64_t> eval_entries) {
+std::vector<model::Frame> NativeStacks::merge(pid_t tid, std::vector<model::Frame> python,
+                                              std::span<const std::uint32_t> eval_groups,
+                                              std::span<const std::uint64_t> eval_entries) {
   const auto it = stacks_.find(tid);
   if (it == stacks_.end()) return python;
   const auto natives = symbolizer_.resolve(it->second.addresses);

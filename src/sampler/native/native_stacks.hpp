@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/frame.hpp"
 #include "sampler/native/module_map.hpp"
 #include "sampler/native/symbolizer.hpp"
 #include "sampler/native/unwinder.hpp"
-#include "sampler/sample.hpp"
 
 namespace dapprof::sampler::native {
 
@@ -33,9 +33,9 @@ class NativeStacks {
   // Once the threads run again: the Python frames (innermost first) of thread `tid` with its
   // native frames merged in; unchanged if it was not unwound.
   // `eval_entries`: 3.12+, the shim frame address of each group (see MergeInput).
-  std::vector<Frame> merge(pid_t tid, std::vector<Frame> python,
-                           std::span<const std::uint32_t> eval_groups,
-                           std::span<const std::uint64_t> eval_entries = {});
+  std::vector<model::Frame> merge(pid_t tid, std::vector<model::Frame> python,
+                                  std::span<const std::uint32_t> eval_groups,
+                                  std::span<const std::uint64_t> eval_entries = {});
 
   std::uint64_t unwind_failures() const { return failures_; }
   std::uint64_t memory_reads() const { return unwinder_->memory_reads(); }

@@ -30,9 +30,9 @@ std::string_view basename(std::string_view path) {
 
 }  // namespace
 
-bool in_waiting_function(std::span<const Frame> frames) {
+bool in_waiting_function(std::span<const model::Frame> frames) {
   if (frames.empty()) return false;
-  const Frame& top = frames.front();
+  const model::Frame& top = frames.front();
   const std::string_view file = basename(top.file);
   for (const auto& w : kWaiters) {
     if (w.file == file && w.function == top.function) return true;

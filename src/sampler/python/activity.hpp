@@ -6,10 +6,10 @@
 // (threading), selectors/select loops (asyncio's idle event loop), socket accept.
 #include <span>
 
-#include "sampler/sample.hpp"
+#include "model/frame.hpp"
 
 namespace dapprof::sampler::python {
 
-bool in_waiting_function(std::span<const Frame> frames);
+bool in_waiting_function(std::span<const model::Frame> frames);
 
 }  // namespace dapprof::sampler::python

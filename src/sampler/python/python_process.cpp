@@ -56,10 +56,10 @@ class PythonProcessImpl final : public PythonProcess {
     return exited_;
   }
 
-  Result<Snapshot> snapshot() override {
+  Result<model::Snapshot> snapshot() override {
     // Whether the process is gone is asked of /proc only after a failed read, not every sample.
     if (exited_) return exited_error();
-    Result<Snapshot> snap = Error{};
+    Result<model::Snapshot> snap = Error{};
     try {
       snap = take();
     } catch (const std::exception& e) {
@@ -82,8 +82,8 @@ class PythonProcessImpl final : public PythonProcess {
     return Error{fmt::format("process {} exited", pid_), ErrorCode::ProcessExited};
   }
 
-  Result<Snapshot> take() {
-    Snapshot snap;
+  Result<model::Snapshot> take() {
+    model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
     // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
@@ -131,11 +131,11 @@ class PythonProcessImpl final : public PythonProcess {
 
   // Native stacks are unwound while the threads are stopped; they are named and merged once the
   // threads run again, which keeps the pause short.
-  void add_native_frames(std::optional<process::PausedProcess>& pause, Snapshot& snap) {
+  void add_native_frames(std::optional<process::PausedProcess>& pause, model::Snapshot& snap) {
     const auto& paused = pause->threads();
     std::vector<pid_t> tids;
     for (const auto& t : snap.threads) {
-      const auto tid = static_cast<pid_t>(t.os_thread_id);
+      const auto tid = static_cast<pid_t>(t.info.os_thread_id);
       // A thread not stopped by this pause (unknown TID) cannot be unwound.
       if (tid > 0 && std::find(paused.begin(), paused.end(), tid) != paused.end())
         tids.push_back(tid);
@@ -144,7 +144,7 @@ class PythonProcessImpl final : public PythonProcess {
     pause.reset();
     for (std::size_t i = 0; i < snap.threads.size(); ++i) {
       auto& t = snap.threads[i];
-      t.frames = native_->merge(static_cast<pid_t>(t.os_thread_id), std::move(t.frames),
+      t.frames = native_->merge(static_cast<pid_t>(t.info.os_thread_id), std::move(t.frames),
                                 eval_groups_[i], eval_entries_[i]);
     }
   }
@@ -177,7 +177,7 @@ class PythonProcessImpl final : public PythonProcess {
   }
 
   Status read_interpreter(Address interp, const InterpreterWords& words,
-                          const std::unordered_map<pid_t, bool>& running, Snapshot& snap) {
+                          const std::unordered_map<pid_t, bool>& running, model::Snapshot& snap) {
     auto threads = walker_.threads(interp, words.threads_head);
     if (!threads) return threads.error();
     const Address holder = words.gil_holder;
@@ -196,12 +196,13 @@ class PythonProcessImpl final : public PythonProcess {
 
     for (std::size_t i = 0; i < threads->size(); ++i) {
       const auto& t = (*threads)[i];
-      ThreadStack stack;
-      stack.thread_id = t.thread_id;
-      stack.os_thread_id = tids[i];
-      stack.name = names_.name(t.thread_id);
+      model::ThreadStack stack;
+      stack.info.pid = pid_;
+      stack.info.thread_id = t.thread_id;
+      stack.info.os_thread_id = tids[i];
+      stack.info.name = names_.name(t.thread_id);
       stack.owns_gil = holder != 0 && holder == t.tstate;
-      const auto it = running.find(static_cast<pid_t>(stack.os_thread_id));
+      const auto it = running.find(static_cast<pid_t>(stack.info.os_thread_id));
       const bool kernel_active = it != running.end() && it->second;
       std::vector<std::uint32_t> groups;
       std::vector<Address> entries;

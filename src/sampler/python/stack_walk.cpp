@@ -171,9 +171,9 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
   return frames;
 }
 
-Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
-                                             std::vector<std::uint32_t>* eval_groups,
-                                             std::vector<Address>* eval_entries) {
+Result<std::vector<model::Frame>> StackWalker::walk(Address thread, Address top_frame,
+                                                    std::vector<std::uint32_t>* eval_groups,
+                                                    std::vector<Address>* eval_entries) {
   const Layout& l = objects_.layout();
   auto raw = chain(thread, top_frame);
   if (!raw) return raw.error();
@@ -193,7 +193,7 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
   }
   if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
 
-  std::vector<Frame> frames;
+  std::vector<model::Frame> frames;
   frames.reserve(raw->size());
   if (eval_groups) eval_groups->clear();
   if (eval_entries) eval_entries->clear();
@@ -228,7 +228,7 @@ Result<std::vector<Frame>> StackWalker::walk(Address thread, Address top_frame,
     } else {
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
-    Frame frame;
+    model::Frame frame;
     frame.function = (*info)->function;
     frame.file = (*info)->file;
     frame.line = (*info)->line_at(codes_.format(), offset);

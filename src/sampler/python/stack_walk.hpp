@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/frame.hpp"
 #include "sampler/python/code_cache.hpp"
 #include "sampler/python/objects.hpp"
-#include "sampler/sample.hpp"
 
 namespace dapprof::sampler::python {
 
@@ -45,9 +45,9 @@ class StackWalker {
   // `eval_entries` receives, per group, the address of the shim frame that ends it (3.12+; 0 for
   // groups ended otherwise): it lies in the C stack frame of the call, to find that call among
   // the native frames.
-  Result<std::vector<Frame>> walk(Address thread, Address top_frame,
-                                  std::vector<std::uint32_t>* eval_groups = nullptr,
-                                  std::vector<Address>* eval_entries = nullptr);
+  Result<std::vector<model::Frame>> walk(Address thread, Address top_frame,
+                                         std::vector<std::uint32_t>* eval_groups = nullptr,
+                                         std::vector<Address>* eval_entries = nullptr);
 
  private:
   struct RawFrame {

@@ -38,7 +38,7 @@ class Stacks {
   Stacks& interp(const std::string& function) { return native(function, ""); }
   Stacks& eval() { return interp("_PyEval_EvalFrameDefault"); }
   Stacks& python(const std::string& function) {
-    Frame f;
+    model::Frame f;
     f.function = function;
     f.file = "/app/" + function + ".py";
     f.line = 7;
@@ -57,8 +57,8 @@ class Stacks {
     const auto out = merge(MergeInput{natives, python_, groups_, keep_all, entries_, sps_});
     std::vector<std::string> names;
     for (const auto& f : out) {
-      names.push_back(f.native ? "C:" + f.function : f.function);
-      if (f.native) {
+      names.push_back(f.native() ? "C:" + f.function : f.function);
+      if (f.native()) {
         EXPECT_FALSE(f.module.empty()) << f.function;
       } else {
         EXPECT_EQ(f.file, "/app/" + f.function + ".py");
@@ -70,7 +70,7 @@ class Stacks {
 
  private:
   std::deque<NativeFrame> frames_;
-  std::vector<Frame> python_;
+  std::vector<model::Frame> python_;
   std::vector<std::uint32_t> groups_;
   std::vector<std::uint64_t> sps_;
   std::vector<std::uint64_t> entries_;

@@ -26,7 +26,7 @@ constexpr auto kLimit = 30s;  // only against hangs
 class Recorder {
  public:
   Sampler::OnSnapshot on_snapshot() {
-    return [this](Snapshot&& s) {
+    return [this](model::Snapshot&& s) {
       std::lock_guard lock(mutex_);
       snapshots_.push_back(std::move(s));
       changed_.notify_all();
@@ -51,7 +51,7 @@ class Recorder {
   bool wait_stop() {
     return wait([](const auto&, const auto& stops) { return !stops.empty(); });
   }
-  std::vector<Snapshot> snapshots() {
+  std::vector<model::Snapshot> snapshots() {
     std::lock_guard lock(mutex_);
     return snapshots_;
   }
@@ -63,7 +63,7 @@ class Recorder {
  private:
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::vector<Snapshot> snapshots_;
+  std::vector<model::Snapshot> snapshots_;
   std::vector<StopReason> stops_;
   std::string message_;
 };
@@ -74,16 +74,16 @@ std::unique_ptr<Sampler> start(pid_t pid, const SamplerOptions& options, Recorde
   return s ? std::move(*s) : nullptr;
 }
 
-bool has_function(const ThreadStack& t, const std::string& name) {
+bool has_function(const model::ThreadStack& t, const std::string& name) {
   return std::any_of(t.frames.begin(), t.frames.end(),
-                     [&](const Frame& f) { return f.function == name; });
+                     [&](const model::Frame& f) { return f.function == name; });
 }
 
 TEST(Loop, DeliversSnapshotsUntilStopped) {
   test::Child target({test::system_python(), test::target_script("deep.py"), "20"});
   ASSERT_EQ(target.read_line(), "ready");
   Recorder rec;
-  auto sampler = start(target.pid(), {.rate_hz = 200}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 200}}, rec);
   ASSERT_TRUE(sampler);
   EXPECT_EQ(sampler->pid(), target.pid());
   EXPECT_TRUE(sampler->python_version().starts_with("3.11")) << sampler->python_version();
@@ -108,7 +108,7 @@ TEST(Loop, ConcurrentStopsCallOnStopOnce) {
   test::Child target({test::system_python(), test::target_script("deep.py"), "3"});
   ASSERT_EQ(target.read_line(), "ready");
   Recorder rec;
-  auto sampler = start(target.pid(), {.rate_hz = 1000}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 1000}}, rec);
   ASSERT_TRUE(sampler);
   ASSERT_TRUE(rec.wait_snapshots(1));
   std::vector<std::thread> stoppers;
@@ -125,8 +125,8 @@ TEST(Loop, StopFromACallbackDoesNotDeadlock) {
   std::atomic<Sampler*> self{nullptr};
   auto forward = rec.on_snapshot();
   auto s = Sampler::start(
-      target.pid(), {.rate_hz = 1000},
-      [&](Snapshot&& snap) {
+      target.pid(), {.sampling = {.rate_hz = 1000}},
+      [&](model::Snapshot&& snap) {
         forward(std::move(snap));
         if (auto* p = self.load()) p->stop();
       },
@@ -142,7 +142,7 @@ TEST(Loop, TargetExitingEndsWithExited) {
   test::Child target({test::system_python(), test::target_script("deep.py"), "10", "0.5"});
   ASSERT_EQ(target.read_line(), "ready");
   Recorder rec;
-  auto sampler = start(target.pid(), {.rate_hz = 500}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 500}}, rec);
   ASSERT_TRUE(sampler);
   ASSERT_TRUE(rec.wait_stop());
   EXPECT_EQ(rec.stops(), std::vector<StopReason>{StopReason::Exited});
@@ -158,7 +158,8 @@ TEST(Loop, KilledTargetEndsWithExitedAtAnyMoment) {
       test::Child target({test::system_python(), test::target_script("churn.py")});
       ASSERT_EQ(target.read_line(), "ready");
       Recorder rec;
-      auto sampler = start(target.pid(), {.rate_hz = 5000, .nonblocking = nonblocking}, rec);
+      auto sampler =
+          start(target.pid(), {.sampling = {.rate_hz = 5000, .nonblocking = nonblocking}}, rec);
       ASSERT_TRUE(sampler);
       ASSERT_TRUE(rec.wait_snapshots(after));
       target.kill_and_wait(SIGKILL);
@@ -173,7 +174,7 @@ TEST(Loop, NonblockingCountsFailedReadsAndGoesOn) {
   test::Child target({test::system_python(), test::target_script("churn.py")});
   ASSERT_EQ(target.read_line(), "ready");
   Recorder rec;
-  auto sampler = start(target.pid(), {.rate_hz = 20000, .nonblocking = true}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 20000, .nonblocking = true}}, rec);
   ASSERT_TRUE(sampler);
   const auto deadline = std::chrono::steady_clock::now() + kLimit;
   while (sampler->stats().errors == 0 && std::chrono::steady_clock::now() < deadline)
@@ -190,20 +191,20 @@ TEST(Loop, IdleAndGilFilters) {
   ASSERT_EQ(target.read_line(), "ready");
   {
     Recorder rec;
-    auto sampler = start(target.pid(), {.rate_hz = 500, .idle = true}, rec);
+    auto sampler = start(target.pid(), {.sampling = {.rate_hz = 500, .idle = true}}, rec);
     ASSERT_TRUE(sampler);
     ASSERT_TRUE(rec.wait_snapshots(10));
     sampler->stop();
     const auto snaps = rec.snapshots();
-    EXPECT_TRUE(std::any_of(snaps.begin(), snaps.end(), [](const Snapshot& s) {
+    EXPECT_TRUE(std::any_of(snaps.begin(), snaps.end(), [](const model::Snapshot& s) {
       return s.threads.size() == 3 &&
              std::count_if(s.threads.begin(), s.threads.end(),
-                           [](const ThreadStack& t) { return !t.active; }) >= 2;
+                           [](const model::ThreadStack& t) { return !t.active; }) >= 2;
     })) << "idle threads kept with idle=true";
   }
   {
     Recorder rec;
-    auto sampler = start(target.pid(), {.rate_hz = 500}, rec);
+    auto sampler = start(target.pid(), {.sampling = {.rate_hz = 500}}, rec);
     ASSERT_TRUE(sampler);
     ASSERT_TRUE(rec.wait_snapshots(10));
     sampler->stop();
@@ -212,7 +213,8 @@ TEST(Loop, IdleAndGilFilters) {
   }
   {
     Recorder rec;
-    auto sampler = start(target.pid(), {.rate_hz = 500, .idle = true, .gil = true}, rec);
+    auto sampler =
+        start(target.pid(), {.sampling = {.rate_hz = 500, .idle = true, .gil = true}}, rec);
     ASSERT_TRUE(sampler);
     ASSERT_TRUE(rec.wait_snapshots(10));
     sampler->stop();
@@ -228,7 +230,7 @@ TEST(Loop, LateTicksAreCountedNotBurst) {
   ASSERT_EQ(target.read_line(), "ready");
   Recorder rec;
   // A million samples a second cannot be met: ticks are skipped and counted.
-  auto sampler = start(target.pid(), {.rate_hz = 1e6}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 1e6}}, rec);
   ASSERT_TRUE(sampler);
   ASSERT_TRUE(rec.wait_snapshots(100));
   sampler->stop();
@@ -253,12 +255,12 @@ TEST(Loop, SubprocessesAreSampledWithTheirPid) {
   } reaper{py_child, other_child};
 
   Recorder rec;
-  auto sampler = start(target.pid(), {.rate_hz = 200, .subprocesses = true}, rec);
+  auto sampler = start(target.pid(), {.sampling = {.rate_hz = 200, .subprocesses = true}}, rec);
   ASSERT_TRUE(sampler);
   const auto from = [](pid_t pid) {
-    return [pid](const std::vector<Snapshot>& snaps, const auto&) {
+    return [pid](const std::vector<model::Snapshot>& snaps, const auto&) {
       return std::any_of(snaps.begin(), snaps.end(),
-                         [&](const Snapshot& s) { return s.pid == pid; });
+                         [&](const model::Snapshot& s) { return s.pid == pid; });
     };
   };
   ASSERT_TRUE(rec.wait(from(py_child))) << "no snapshot of the Python child";
@@ -270,7 +272,7 @@ TEST(Loop, SubprocessesAreSampledWithTheirPid) {
   sampler->stop();
   const auto snaps = rec.snapshots();
   EXPECT_TRUE(std::none_of(snaps.begin(), snaps.end(),
-                           [&](const Snapshot& s) { return s.pid == other_child; }));
+                           [&](const model::Snapshot& s) { return s.pid == other_child; }));
   std::set<pid_t> pids;
   for (const auto& s : snaps) pids.insert(s.pid);
   EXPECT_EQ(pids, (std::set<pid_t>{target.pid(), py_child}));
@@ -287,7 +289,8 @@ TEST(Loop, StartErrors) {
   ASSERT_FALSE(not_python);
   EXPECT_EQ(not_python.code(), ErrorCode::NotPython) << not_python.message();
 
-  auto bad_rate = Sampler::start(getpid(), {.rate_hz = 0}, rec.on_snapshot(), rec.on_stop());
+  auto bad_rate =
+      Sampler::start(getpid(), {.sampling = {.rate_hz = 0}}, rec.on_snapshot(), rec.on_stop());
   ASSERT_FALSE(bad_rate);
   EXPECT_EQ(bad_rate.code(), ErrorCode::InvalidArgument);
   EXPECT_TRUE(rec.stops().empty()) << "on_stop belongs to started samplers only";

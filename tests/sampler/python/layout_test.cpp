@@ -204,12 +204,12 @@ TEST(Discovery, FindsTheVersionStringOfSysVersion) {
 
 TEST(Activity, WaitingFunctionsAreIdle) {
   auto frame = [](const char* function, const char* file) {
-    Frame f;
+    model::Frame f;
     f.function = function;
     f.file = file;
     return f;
   };
-  std::vector<Frame> frames{frame("Condition.wait", "/usr/lib/python3.11/threading.py")};
+  std::vector<model::Frame> frames{frame("Condition.wait", "/usr/lib/python3.11/threading.py")};
   EXPECT_TRUE(in_waiting_function(frames));
   frames[0] = frame("wait", "/x/lib/python3.9/threading.py");
   EXPECT_TRUE(in_waiting_function(frames));

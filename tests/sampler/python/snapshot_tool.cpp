@@ -43,7 +43,7 @@ const char* code_name(ErrorCode code) {
   return "?";
 }
 
-Json to_json(const dapprof::sampler::Snapshot& snap, const std::string& version) {
+Json to_json(const dapprof::model::Snapshot& snap, const std::string& version) {
   return dapprof::formats::snapshot_to_json(snap, version);
 }
 

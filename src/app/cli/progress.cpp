@@ -1,11 +1,11 @@
-#include "sampler/cli/progress.hpp"
+#include "app/cli/progress.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 Progress::Progress() : enabled_(isatty(STDERR_FILENO) == 1) {}
 
@@ -31,4 +31,4 @@ void Progress::clear() {
   drawn_ = false;
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

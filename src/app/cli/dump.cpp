@@ -5,18 +5,19 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/options.hpp"
+#include "app/cli/proc_info.hpp"
 #include "formats/snapshot_json.hpp"
-#include "sampler/cli/options.hpp"
-#include "sampler/cli/proc_info.hpp"
 #include "sampler/sampler.hpp"
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
+using sampler::PythonProcess;
 
-std::string frame_text(const Frame& f) {
-  if (f.native && f.file.empty()) {
+std::string frame_text(const model::Frame& f) {
+  if (f.native() && f.file.empty()) {
     const auto slash = f.module.rfind('/');
     const auto module = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
     return module.empty() ? f.function : fmt::format("{} ({})", f.function, module);
@@ -26,20 +27,20 @@ std::string frame_text(const Frame& f) {
   return fmt::format("{} ({}:{})", f.function, f.file, f.line);
 }
 
-void print_text(const PythonProcess& proc, const Snapshot& snap) {
+void print_text(const PythonProcess& proc, const model::Snapshot& snap) {
   const auto cmd = joined(command_line(proc.pid()));
   const auto exe = executable(proc.pid());
   fmt::print("Process {}: {}\n", proc.pid(), cmd.empty() ? "?" : cmd);
   fmt::print("Python v{}{}\n", proc.python_version(), exe.empty() ? "" : " (" + exe + ")");
   for (const auto& t : snap.threads) {
-    fmt::print("\nThread 0x{:X} ({})", t.thread_id, t.status());
-    if (!t.name.empty()) fmt::print(": \"{}\"", t.name);
+    fmt::print("\nThread 0x{:X} ({})", t.info.thread_id, t.status());
+    if (!t.info.name.empty()) fmt::print(": \"{}\"", t.info.name);
     fmt::print("\n");
     for (const auto& f : t.frames) fmt::print("    {}\n", frame_text(f));
   }
 }
 
-void print_json(const PythonProcess& proc, const Snapshot& snap) {
+void print_json(const PythonProcess& proc, const model::Snapshot& snap) {
   const Json doc = formats::snapshot_to_json(snap, proc.python_version());
   std::cout << doc.dump(2, ' ', false, Json::error_handler_t::replace) << '\n';
 }
@@ -47,7 +48,7 @@ void print_json(const PythonProcess& proc, const Snapshot& snap) {
 }  // namespace
 
 int run_dump(const DumpOptions& options) {
-  AttachOptions attach;
+  sampler::AttachOptions attach;
   attach.nonblocking = options.nonblocking;
   attach.native = options.native || options.native_all;
   attach.native_all = options.native_all;
@@ -82,4 +83,4 @@ int run_dump(const DumpOptions& options) {
   return 0;
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

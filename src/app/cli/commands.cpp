@@ -1,4 +1,4 @@
-#include "sampler/cli/cli.hpp"
+#include "app/cli/commands.hpp"
 
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -6,9 +6,10 @@
 #include <memory>
 #include <string>
 
-#include "sampler/cli/options.hpp"
+#include "app/cli/format_names.hpp"
+#include "app/cli/options.hpp"
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 namespace {
 
 // stdout carries the dump, or the "sampling started" line that callers wait for: logs must not
@@ -69,7 +70,7 @@ void add_record(CLI::App& app, int& exit_code) {
       "command", options->command,
       "Program to start and sample from its start, after '--' (e.g. -- python script.py args)");
   pid->excludes(command);
-  record->add_option("-r,--rate", options->rate, "Samples per second")
+  record->add_option("-r,--rate", options->sampling.rate_hz, "Samples per second")
       ->default_val(100)
       ->check(kPositive);
   record->add_option("-d,--duration", options->duration, "Seconds to record (default: unlimited)")
@@ -78,15 +79,15 @@ void add_record(CLI::App& app, int& exit_code) {
                      "Output file (default: <program or pid>-<time>.<extension>)");
   record->add_option("-f,--format", options->format, "Output format")
       ->default_val("flamegraph")
-      ->check(CLI::IsMember({"flamegraph", "speedscope", "raw", "chrometrace", "cpuprofile"}));
-  record->add_flag("--nonblocking", options->nonblocking,
+      ->check(CLI::IsMember(format_names()));
+  record->add_flag("--nonblocking", options->sampling.nonblocking,
                    "Do not pause the program while reading it (lower overhead, less accurate)");
-  record->add_flag("-i,--idle", options->idle, "Include idle threads");
-  record->add_flag("-g,--gil", options->gil, "Only sample the thread holding the GIL");
+  record->add_flag("-i,--idle", options->sampling.idle, "Include idle threads");
+  record->add_flag("-g,--gil", options->sampling.gil, "Only sample the thread holding the GIL");
   record->add_flag("-t,--threads", options->threads, "Show thread ids in the output");
-  record->add_flag("-s,--subprocesses", options->subprocesses,
+  record->add_flag("-s,--subprocesses", options->sampling.subprocesses,
                    "Also sample child Python processes");
-  record->add_flag("-n,--native", options->native,
+  record->add_flag("-n,--native", options->sampling.native,
                    "Include native (C/C++) frames, merged into the Python stacks (not with "
                    "--nonblocking)");
   record->add_flag("--native-all", options->native_all,
@@ -108,4 +109,4 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_record(app, exit_code);
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

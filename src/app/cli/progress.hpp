@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 class Progress {
  public:
@@ -23,4 +23,4 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

@@ -1,11 +1,11 @@
-#include "sampler/cli/signals.hpp"
+#include "app/cli/signals.hpp"
 
 #include <pthread.h>
 
 #include <cerrno>
 #include <ctime>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 StopSignals::StopSignals() {
   sigemptyset(&set_);
@@ -32,4 +32,4 @@ std::optional<int> StopSignals::wait(std::chrono::milliseconds timeout) const {
   return std::nullopt;  // EAGAIN (timeout) or EINTR
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

@@ -1,7 +1,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 // Adds `record` and `dump`; their callbacks store the process exit code in exit_code.
 void add_commands(CLI::App& app, int& exit_code);
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

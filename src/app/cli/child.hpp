@@ -9,7 +9,7 @@
 
 #include "common/result.hpp"
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 class Child {
  public:
@@ -36,4 +36,4 @@ class Child {
   std::optional<int> exit_code_;
 };
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

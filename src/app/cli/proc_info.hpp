@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 std::vector<std::string> command_line(pid_t pid);  // empty if unreadable
 std::string executable(pid_t pid);                 // empty if unreadable
 // Arguments joined with spaces, for display only.
 std::string joined(const std::vector<std::string>& args);
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

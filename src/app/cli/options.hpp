@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
-namespace dapprof::sampler::cli {
+#include "model/sampling_settings.hpp"
+
+namespace dapprof::app::cli {
 
 struct DumpOptions {
   pid_t pid = 0;
@@ -19,16 +21,11 @@ struct DumpOptions {
 struct RecordOptions {
   std::optional<pid_t> pid;
   std::vector<std::string> command;  // program and arguments, when dapprof starts it
-  double rate = 100;
-  double duration = 0;  // seconds; 0: until stopped
-  std::string output;   // empty: a name made from the program and the time
+  model::SamplingSettings sampling;  // --rate, --nonblocking, --idle, --gil, --native, ...
+  double duration = 0;               // seconds; 0: until stopped
+  std::string output;                // empty: a name made from the program and the time
   std::string format = "flamegraph";
-  bool nonblocking = false;
-  bool idle = false;
-  bool gil = false;
   bool threads = false;
-  bool subprocesses = false;
-  bool native = false;
   bool native_all = false;  // implies native
 };
 
@@ -36,4 +33,4 @@ struct RecordOptions {
 int run_dump(const DumpOptions& options);
 int run_record(const RecordOptions& options);
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

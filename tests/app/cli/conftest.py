@@ -1,5 +1,5 @@
 """Shared helpers for the `dapprof record` / `dapprof dump` tests: the dapprof binary, the fixture
-program (tests/sampler/cli/fixtures/busy.py) run under real interpreters, and output checks."""
+program (tests/app/cli/fixtures/busy.py) run under real interpreters, and output checks."""
 from __future__ import annotations
 
 import json

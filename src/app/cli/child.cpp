@@ -1,4 +1,4 @@
-#include "sampler/cli/child.hpp"
+#include "app/cli/child.hpp"
 
 #include <fmt/format.h>
 #include <spawn.h>
@@ -10,7 +10,7 @@
 
 extern char** environ;
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 Result<Child> Child::spawn(const std::vector<std::string>& argv) {
   if (argv.empty()) return Error{"no program to run", ErrorCode::InvalidArgument};
@@ -83,4 +83,4 @@ void Child::signal(int sig) const {
   if (pid_ > 0 && !exit_code_) ::kill(pid_, sig);
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

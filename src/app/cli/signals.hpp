@@ -5,7 +5,7 @@
 #include <csignal>
 #include <optional>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 class StopSignals {
  public:
@@ -22,4 +22,4 @@ class StopSignals {
   sigset_t previous_;
 };
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

@@ -1,10 +1,10 @@
-#include "sampler/cli/proc_info.hpp"
+#include "app/cli/proc_info.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 
 std::vector<std::string> command_line(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
@@ -38,4 +38,4 @@ std::string joined(const std::vector<std::string>& args) {
   return out;
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

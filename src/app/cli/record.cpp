@@ -13,19 +13,21 @@
 #include <fstream>
 #include <mutex>
 
+#include "app/cli/child.hpp"
+#include "app/cli/format_names.hpp"
+#include "app/cli/options.hpp"
+#include "app/cli/proc_info.hpp"
+#include "app/cli/progress.hpp"
+#include "app/cli/signals.hpp"
 #include "formats/summary.hpp"
 #include "formats/writers.hpp"
-#include "sampler/cli/child.hpp"
-#include "sampler/cli/options.hpp"
-#include "sampler/cli/proc_info.hpp"
-#include "sampler/cli/progress.hpp"
-#include "sampler/cli/signals.hpp"
 #include "sampler/sampler.hpp"
 
-namespace dapprof::sampler::cli {
+namespace dapprof::app::cli {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using sampler::StopReason;
 using namespace std::chrono_literals;
 
 // How long a program started by record may take to initialise its interpreter.
@@ -55,12 +57,12 @@ std::string program_stem(const std::vector<std::string>& command) {
   return base;
 }
 
-std::string default_output(const RecordOptions& o, formats::Format format) {
+std::string default_output(const RecordOptions& o, model::ProfileFormat format) {
   const std::string stem = o.pid ? std::to_string(*o.pid) : program_stem(o.command);
   const std::time_t now = std::time(nullptr);
   std::tm local{};
   localtime_r(&now, &local);
-  return fmt::format("{}-{:%Y-%m-%dT%H:%M:%S}.{}", stem, local, formats::file_extension(format));
+  return fmt::format("{}-{:%Y-%m-%dT%H:%M:%S}.{}", stem, local, model::file_extension(format));
 }
 
 std::string signal_name(int sig) {
@@ -87,13 +89,13 @@ int finish_child(Child& child, const StopSignals& signals, std::optional<int> fi
 }  // namespace
 
 int run_record(const RecordOptions& o) {
-  const auto format = formats::parse_format(o.format);
+  const auto format = parse_format(o.format);
   if (!format) {
     fmt::print(stderr, "dapprof: error: unknown format '{}'\n", o.format);
     return 2;
   }
-  const bool native = o.native || o.native_all;
-  if (native && o.nonblocking) {
+  const bool native = o.sampling.native || o.native_all;
+  if (native && o.sampling.nonblocking) {
     fmt::print(stderr,
                "dapprof: error: --native needs the program paused while its stacks are read: "
                "drop --nonblocking to include native frames\n");
@@ -128,23 +130,17 @@ int run_record(const RecordOptions& o) {
     name = joined(o.command);
   }
 
-  SamplerOptions so;
-  so.rate_hz = o.rate;
-  so.nonblocking = o.nonblocking;
-  so.idle = o.idle;
-  so.gil = o.gil;
-  so.native = native;
-  so.native_all = o.native_all;
-  so.subprocesses = o.subprocesses;
+  sampler::SamplerOptions so{.sampling = o.sampling, .native_all = o.native_all};
+  so.sampling.native = native;
   if (child) so.wait_for_interpreter = kInterpreterStartup;
 
   Recording rec;
   rec.profile.name = name;
-  rec.profile.interval_us = static_cast<std::int64_t>(1e6 / o.rate);
+  rec.profile.interval_us = static_cast<std::int64_t>(1e6 / o.sampling.rate_hz);
   rec.start = Clock::now();
-  auto sampler = Sampler::start(
+  auto sampling = sampler::Sampler::start(
       pid, so,
-      [&rec](Snapshot&& snap) {
+      [&rec](model::Snapshot&& snap) {
         std::lock_guard lock(rec.mutex);
         rec.profile.add_snapshot(snap, rec.start);
       },
@@ -156,11 +152,11 @@ int run_record(const RecordOptions& o) {
         }
         rec.stopped.store(true);
       });
-  if (!sampler) {
-    fmt::print(stderr, "dapprof: error: {}\n", sampler.message());
+  if (!sampling) {
+    fmt::print(stderr, "dapprof: error: {}\n", sampling.message());
     if (child) {
-      const bool gone =
-          sampler.code() == ErrorCode::ProcessExited || sampler.code() == ErrorCode::NoSuchProcess;
+      const bool gone = sampling.code() == ErrorCode::ProcessExited ||
+                        sampling.code() == ErrorCode::NoSuchProcess;
       if (!gone) child->signal(SIGTERM);  // it cannot be sampled: do not leave it behind
       const int status = child->wait();
       if (gone) {
@@ -170,12 +166,12 @@ int run_record(const RecordOptions& o) {
     }
     return 1;
   }
-  if (!(*sampler)->warning().empty()) {
-    fmt::print(stderr, "dapprof: warning: {}\n", (*sampler)->warning());
+  if (!(*sampling)->warning().empty()) {
+    fmt::print(stderr, "dapprof: warning: {}\n", (*sampling)->warning());
   }
 
   fmt::print("dapprof> Sampling process {} at {} samples per second{}. Press Control-C to stop.\n",
-             pid, o.rate, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
+             pid, o.sampling.rate_hz, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
   std::fflush(stdout);
 
   const auto deadline = o.duration > 0 ? rec.start + std::chrono::duration_cast<Clock::duration>(
@@ -192,7 +188,7 @@ int run_record(const RecordOptions& o) {
         why = fmt::format("{}s elapsed", o.duration);
         break;
       }
-      const auto stats = (*sampler)->stats();
+      const auto stats = (*sampling)->stats();
       progress.update(stats.samples, stats.errors, now - rec.start);
       const auto wait = std::min<Clock::duration>(kTick, deadline - now);
       if ((got_signal = signals.wait(std::chrono::ceil<std::chrono::milliseconds>(wait)))) {
@@ -201,8 +197,8 @@ int run_record(const RecordOptions& o) {
       }
     }
   }
-  (*sampler)->stop();
-  const auto stats = (*sampler)->stats();
+  (*sampling)->stop();
+  const auto stats = (*sampling)->stats();
   const auto elapsed = Clock::now() - rec.start;
 
   int code = 0;
@@ -236,4 +232,4 @@ int run_record(const RecordOptions& o) {
   return code;
 }
 
-}  // namespace dapprof::sampler::cli
+}  // namespace dapprof::app::cli

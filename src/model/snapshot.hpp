@@ -1,0 +1,29 @@
+#pragma once
+// What one read of a process gives: every (selected) thread's stack at one instant.
+#include <sys/types.h>
+
+#include <chrono>
+#include <string_view>
+#include <vector>
+
+#include "model/frame.hpp"
+#include "model/thread_info.hpp"
+
+namespace dapprof::model {
+
+struct ThreadStack {
+  ThreadInfo info;
+  bool owns_gil = false;
+  bool active = false;        // running, not waiting in a syscall or on a lock
+  std::vector<Frame> frames;  // innermost first
+
+  std::string_view status() const { return !active ? "idle" : owns_gil ? "active+gil" : "active"; }
+};
+
+struct Snapshot {
+  pid_t pid = 0;  // every thread's info.pid
+  std::chrono::steady_clock::time_point time;
+  std::vector<ThreadStack> threads;
+};
+
+}  // namespace dapprof::model
