@@ -11,6 +11,7 @@
 #include "sampler/process/maps.hpp"
 #include "sampler/process/target_files.hpp"
 #include "sampler/process/tasks.hpp"
+#include "sampler/python/layout.hpp"
 
 namespace dapprof::sampler::python {
 namespace {
@@ -70,6 +71,7 @@ std::string find_version_string(std::string_view image, int major, int minor) {
 Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory& memory) {
   auto maps = process::read_maps(pid);
   if (!maps) return maps.error();
+  std::optional<std::pair<int, int>> too_old;  // a python file of a version before _PyRuntime
   for (const process::MapEntry* entry : candidates(*maps)) {
     const std::string& path = entry->path;  // as the target sees it, in a container
     auto elf = process::ElfFile::open(process::target_file_path(pid, path, entry->inode));
@@ -78,7 +80,11 @@ Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory
     if (!runtime) {
       if (auto section = elf->section(".PyRuntime")) runtime = section->addr;
     }
-    if (!runtime) continue;
+    if (!runtime) {
+      // 3.6 and older keep the interpreter list in a variable a stripped build has no symbol for.
+      if (auto v = version_from_name(path); v && *v < std::pair{3, 7}) too_old = v;
+      continue;
+    }
     const auto bias = elf->load_bias(*maps, path);
     if (!bias) continue;
 
@@ -120,6 +126,12 @@ Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory
       }
     }
     return interp;
+  }
+  if (too_old) {
+    return Error{fmt::format("process {} runs Python {}.{}, which dapprof cannot read (supported: "
+                             "CPython {})",
+                             pid, too_old->first, too_old->second, supported_range()),
+                 ErrorCode::UnsupportedVersion};
   }
   const std::string name = process::process_name(pid);
   return Error{fmt::format("process {} ({}) is not a CPython process: no libpython or python "

@@ -223,14 +223,15 @@ def test_native_frames_in_nonblocking_mode_are_refused_clearly(tool):
 
 def test_unsupported_version_is_named(tool):
     root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()
-    old = sorted(Path(root, "versions").glob("3.7.*/bin/python3")) if root else []
+    old = sorted(Path(root, "versions").glob("3.6.*/bin/python3")) if root else []
     if not old:
-        pytest.skip("no CPython 3.7 installed to stand for an unsupported version")
+        pytest.skip("no CPython 3.6 installed to stand for an unsupported version")
     proc = subprocess.Popen([str(old[-1]), "-c", "import time; time.sleep(30)"])
     try:
         result = snapshot(tool, proc.pid, "--wait-ms", "20000", check=False)
         assert result["code"] == "UnsupportedVersion", result
-        assert "3.7." in result["error"]
+        assert "Python 3.6, which dapprof cannot read" in result["error"], result
+        assert "3.7 to 3.15" in result["error"], result
     finally:
         proc.kill()
         proc.wait()
