@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
+#include "sampler/native/eh_frame_hdr.hpp"
 #include "sampler/process/elf_read.hpp"
 
 namespace dapprof::sampler::native {
@@ -28,26 +28,6 @@ bool better_name(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return a.size() < b.size();
   return a < b;
 }
-
-// DW_EH_PE encodings used by .eh_frame_hdr: only the fixed-size ones are read.
-std::size_t encoded_size(std::uint8_t enc) {
-  switch (enc & 0x0f) {
-    case 0x02:  // udata2
-    case 0x0a:  // sdata2
-      return 2;
-    case 0x03:  // udata4
-    case 0x0b:  // sdata4
-      return 4;
-    case 0x04:  // udata8
-    case 0x0c:  // sdata8
-      return 8;
-    default:
-      return 0;
-  }
-}
-
-constexpr std::uint8_t kOmit = 0xff;
-constexpr std::uint8_t kDatarelSdata4 = 0x3b;
 
 }  // namespace
 
@@ -102,23 +82,14 @@ Result<ElfSymbols> ElfSymbols::open(const std::string& path) {
 
 void ElfSymbols::read_unwind_index(std::span<const std::byte> file, std::uint64_t hdr_offset,
                                    std::uint64_t hdr_vaddr, std::uint64_t hdr_size) {
-  // version, eh_frame_ptr_enc, fde_count_enc, table_enc; eh_frame_ptr; fde_count; then pairs of
-  // (initial location, FDE address), each relative to the header, sorted by location.
-  const auto head = at<std::array<std::uint8_t, 4>>(file, hdr_offset);
-  if (!head || (*head)[0] != 1 || (*head)[3] != kDatarelSdata4) return;
-  const std::size_t ptr_size = encoded_size((*head)[1]);
-  const std::size_t count_size = encoded_size((*head)[2]);
-  if ((*head)[1] == kOmit || (*head)[2] == kOmit || ptr_size == 0 || count_size == 0) return;
-  std::uint64_t count = 0;
-  const std::uint64_t count_at = hdr_offset + 4 + ptr_size;
-  if (count_at + count_size > file.size()) return;
-  std::memcpy(&count, file.data() + count_at, count_size);  // little-endian
-  const std::uint64_t table = count_at + count_size;
-  if (count > (hdr_size - (table - hdr_offset)) / 8 || table + count * 8 > file.size()) return;
-  fdes_.reserve(count);
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::int32_t location = 0;
-    std::memcpy(&location, file.data() + table + i * 8, 4);
+  if (hdr_offset > file.size() || hdr_size > file.size() - hdr_offset) return;
+  const auto hdr = file.subspan(hdr_offset, hdr_size);
+  const auto index = parse_eh_frame_hdr(hdr);
+  if (!index) return;
+  fdes_.reserve(index->count);
+  for (std::uint64_t i = 0; i < index->count; ++i) {
+    std::int32_t location = 0;  // relative to the header
+    std::memcpy(&location, hdr.data() + index->table_offset + i * 8, 4);
     fdes_.push_back(hdr_vaddr + static_cast<std::uint64_t>(static_cast<std::int64_t>(location)));
   }
   std::sort(fdes_.begin(), fdes_.end());
