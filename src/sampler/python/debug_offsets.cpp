@@ -106,8 +106,6 @@ class DebugOffsets {
            is("thread_state.next", 8) && is("interpreter_frame.previous", 8);
   }
 
-  const GeneratedLayout& shape() const { return shape_; }
-
  private:
   std::span<const std::byte> bytes_;
   const GeneratedLayout& shape_;
@@ -157,6 +155,10 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
 
 }  // namespace
 
+bool has_debug_offsets(int major, int minor) {
+  return major == 3 && minor >= kFirstDebugOffsetsMinor;
+}
+
 Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const std::byte> bytes) {
   if (bytes.size() < 24 || std::memcmp(bytes.data(), kCookie.data(), kCookie.size()) != 0) {
     return Error{"_PyRuntime does not start with the _Py_DebugOffsets cookie \"xdebugpy\"",
@@ -180,7 +182,7 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
                              major, minor, major, minor),
                  ErrorCode::UnsupportedVersion};
   }
-  if (major != 3 || minor < kFirstDebugOffsetsMinor) {
+  if (!has_debug_offsets(major, minor)) {
     return Error{fmt::format("Python {}.{} has no _Py_DebugOffsets", major, minor),
                  ErrorCode::UnsupportedVersion};
   }
@@ -197,7 +199,7 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
   // A minor newer than every table: sampled if its struct has the shape of a known one's.
   std::vector<const GeneratedLayout*> known;
   for (const auto& t : generated_layouts()) {
-    if (t.major == 3 && t.minor >= kFirstDebugOffsetsMinor && t.minor < minor) known.push_back(&t);
+    if (has_debug_offsets(t.major, t.minor) && t.minor < minor) known.push_back(&t);
   }
   std::sort(known.begin(), known.end(), [](auto* a, auto* b) { return a->minor > b->minor; });
   for (const GeneratedLayout* t : known) {
@@ -219,7 +221,7 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
 std::vector<std::string_view> debug_offset_fields(int minor) {
   std::vector<std::string_view> out;
   const GeneratedLayout* table = table_for(3, minor);
-  if (!table || minor < kFirstDebugOffsetsMinor) return out;
+  if (!table || !has_debug_offsets(3, minor)) return out;
   for (const auto& b : kDebugBindings) {
     if (position(*table, b.name)) out.push_back(b.name);
   }

@@ -128,10 +128,7 @@ Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory
     return interp;
   }
   if (too_old) {
-    return Error{fmt::format("process {} runs Python {}.{}, which dapprof cannot read (supported: "
-                             "CPython {})",
-                             pid, too_old->first, too_old->second, supported_range()),
-                 ErrorCode::UnsupportedVersion};
+    return unreadable_version(pid, fmt::format("{}.{}", too_old->first, too_old->second));
   }
   const std::string name = process::process_name(pid);
   return Error{fmt::format("process {} ({}) is not a CPython process: no libpython or python "

@@ -104,6 +104,18 @@ std::string supported_range() {
   return fmt::format("{}.{} to {}.{}", lo->major, lo->minor, hi->major, hi->minor);
 }
 
+Error unreadable_version(int pid, std::string_view version, std::string_view why) {
+  if (why.empty()) {
+    return Error{fmt::format("process {} runs Python {}, which dapprof cannot read (supported: "
+                             "CPython {})",
+                             pid, version, supported_range()),
+                 ErrorCode::UnsupportedVersion};
+  }
+  return Error{
+      fmt::format("process {} runs Python {}, which dapprof cannot read: {}", pid, version, why),
+      ErrorCode::UnsupportedVersion};
+}
+
 std::string missing_fields(const Layout& l) {
   std::string missing;
   auto need = [&](std::string_view name, std::uint64_t value) {

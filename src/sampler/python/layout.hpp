@@ -104,8 +104,16 @@ struct FieldBinding {
 // otherwise. 3.13+ targets need layout_from_debug_offsets.
 Result<Layout> layout_for(int major, int minor);
 
-// "3.8 to 3.15": the minor versions that have a generated table.
+// "3.7 to 3.15": the minor versions that have a generated table.
 std::string supported_range();
+
+// The error for process `pid` whose Python `version` dapprof cannot read: `why`, or by default
+// the versions it can.
+Error unreadable_version(int pid, std::string_view version, std::string_view why = {});
+
+// Whether a version publishes _Py_DebugOffsets (3.13+): its layout is then read from the target
+// (layout_from_debug_offsets), not taken from the table alone.
+bool has_debug_offsets(int major, int minor);
 
 // Names of the fields a version needs but its layout lacks (empty when complete).
 std::string missing_fields(const Layout& layout);

@@ -250,31 +250,21 @@ std::vector<std::string> interpreter_files(pid_t pid, const python::Interpreter&
   return files;
 }
 
-// 3.8-3.12: the generated table of the version; 3.13+: the target's own _Py_DebugOffsets.
+// Up to 3.12: the generated table of the version; 3.13+: the target's own _Py_DebugOffsets.
 Result<python::Layout> read_layout(pid_t pid, const process::ProcessMemory& memory,
                                    const python::Interpreter& interp) {
   Result<python::Layout> layout = Error{};
-  if (interp.major == 3 && interp.minor >= 13) {
+  const bool published = python::has_debug_offsets(interp.major, interp.minor);
+  if (published) {
     std::vector<std::byte> debug(python::kDebugOffsetsReadSize);
     if (auto s = memory.read(interp.runtime, debug.data(), debug.size()); !s) return s.error();
     layout = python::layout_from_debug_offsets(interp.major, interp.minor, debug);
   } else {
     layout = python::layout_for(interp.major, interp.minor);
   }
-  if (layout) return layout;
-  if (layout.code() != ErrorCode::UnsupportedVersion) return layout.error();
-  if (interp.major == 3 && interp.minor >= 13 && layout.message().starts_with("Python")) {
-    return Error{fmt::format("process {}: {}", pid, layout.message()), layout.code()};
-  }
-  if (interp.major == 3 && interp.minor >= 13) {
-    return Error{fmt::format("process {} runs Python {}, which dapprof cannot read: {}", pid,
-                             interp.version, layout.message()),
-                 layout.code()};
-  }
-  return Error{fmt::format("process {} runs Python {}, which dapprof cannot read (supported: "
-                           "CPython {})",
-                           pid, interp.version, python::supported_range()),
-               ErrorCode::UnsupportedVersion};
+  if (layout || layout.code() != ErrorCode::UnsupportedVersion) return layout;
+  // The debug offsets' reader says why; without them, the supported versions say it.
+  return python::unreadable_version(pid, interp.version, published ? layout.message() : "");
 }
 
 // What to say once about a version dapprof samples without having been tested on it.
