@@ -88,7 +88,8 @@ def interpreters() -> list[Interpreter]:
     return _host_interpreters() + _sid_interpreters()[0]
 
 
-def _host_interpreters() -> list[Interpreter]:
+def _pyenv(minors: list) -> list[Interpreter]:
+    """pyenv's newest build of each of `minors` that is installed, by version."""
     found: dict[tuple, Interpreter] = {}
     root = _pyenv_root()
     if root and (root / "versions").is_dir():
@@ -98,11 +99,16 @@ def _host_interpreters() -> list[Interpreter]:
             if not m or not exe.exists():
                 continue
             v = tuple(int(x) for x in m.groups())
-            if v[:2] in SUPPORTED:
-                include = d / "include" / f"python{v[0]}.{v[1]}"
+            if v[:2] in minors:
+                abi = "m" if v[:2] < (3, 8) else ""  # 3.7's headers are in include/python3.7m
+                include = d / "include" / f"python{v[0]}.{v[1]}{abi}"
                 found[v[:2]] = Interpreter(f"pyenv-{d.name}", str(exe), v, str(include),
                                            host_debugpy=True)
-    result = [found[k] for k in sorted(found)]
+    return [found[k] for k in sorted(found)]
+
+
+def _host_interpreters() -> list[Interpreter]:
+    result = _pyenv(SUPPORTED)
     debian = "/usr/bin/python3.11"
     if os.path.exists(debian):
         v = _version_of(debian)
@@ -145,18 +151,7 @@ def report_header() -> list[str]:
 def sampler_only() -> list[Interpreter]:
     """pyenv's CPython 3.7 (and any other SAMPLER_ONLY version) where installed: for the tests of
     `dapprof dump` and `record` only."""
-    found = []
-    root = _pyenv_root()
-    if root and (root / "versions").is_dir():
-        for d in sorted((root / "versions").iterdir()):
-            m = re.fullmatch(r"(\d+)\.(\d+)\.(\d+)", d.name)
-            exe = d / "bin" / "python3"
-            if m and exe.exists() and (int(m[1]), int(m[2])) in SAMPLER_ONLY:
-                v = tuple(int(x) for x in m.groups())
-                found.append(Interpreter(f"pyenv-{d.name}", str(exe), v,
-                                         str(d / "include" / f"python{v[0]}.{v[1]}m"),
-                                         host_debugpy=True))
-    return found
+    return _pyenv(SAMPLER_ONLY)
 
 
 def each(sampler_only_too: bool = False) -> list:
