@@ -3,6 +3,7 @@
 // test_schemas.py validates them, so the schemas and the C++ encoder cannot drift apart.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "protocol/batch.hpp"
 #include "protocol/envelope.hpp"
@@ -19,6 +20,10 @@ void emit(std::string_view schema, Json message) {
   message["seq"] = ++seq;
   const Json line = {{"schema", schema}, {"message", std::move(message)}};
   std::puts(dump_json(line).c_str());
+}
+
+std::vector<FunctionStats> top_functions() {
+  return {{"work", "/app/main.py", 7, 9}, {"décodé", "/usr/lib/libc.so.6", 2, 2.5}};
 }
 
 Json request(std::string_view command, Json arguments) {
@@ -47,14 +52,35 @@ void emit_start_stop() {
        {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}},
         Json{{"outputPath", "/tmp/café/profile.cpuprofile"}, {"format", "cpuprofile"}},
         Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}},
-        Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}}}) {
+        Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}},
+        Json{{"outputPath", "/tmp/p.trace.json"},
+             {"format", "chrometrace"},
+             {"hideDebugger", true}}}) {
     auto parsed = StopProfilingArguments::parse(arguments);
     if (!parsed) throw std::runtime_error(parsed.message());
     const Json stop = request(kStopProfiling, to_json(*parsed));
     emit("stopProfilingArguments", stop);
-    ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path};
+    ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path, {}};
     emit("stopProfilingResponse", make_response(stop, to_json(summary)));
   }
+  ProfilingSummary with_top{10, 100.0, 0, 0, std::nullopt, top_functions()};
+  emit("stopProfilingResponse",
+       make_response(request(kStopProfiling, Json::object()), to_json(with_top)));
+}
+
+void emit_export() {
+  for (const Json& arguments : {Json(), Json{{"format", "collapsed"}, {"hideDebugger", true}}}) {
+    auto parsed = ExportProfileArguments::parse(arguments);
+    if (!parsed) throw std::runtime_error(parsed.message());
+    const Json export_request = request(kExportProfile, to_json(*parsed));
+    emit("exportProfileArguments", export_request);
+    const ExportProfileResponse body{parsed->format, std::string(file_extension(parsed->format)),
+                                     "main;work 3\n", 3};
+    emit("exportProfileResponse", make_response(export_request, to_json(body)));
+  }
+  emit("profilingErrorResponse",
+       make_error_response(request(kExportProfile, Json::object()),
+                           {ProfilingErrorId::NoProfile, "There is no profile to export."}));
 }
 
 void emit_errors() {
@@ -103,10 +129,11 @@ void emit_stopped() {
                       StoppedReason::Disconnected}) {
     ProfilingStopped stopped{reason,
                              std::string("ended: ") + std::string(to_string(reason)),
-                             {100, 1000.0, 0, 0, std::nullopt}};
+                             {100, 1000.0, 0, 0, std::nullopt, {}}};
     emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
     stopped.message.clear();
     stopped.summary.output_path = "/tmp/out.speedscope.json";
+    stopped.summary.top_functions = top_functions();
     emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
   }
 }
@@ -117,6 +144,7 @@ void emit_stopped() {
 int main() {
   try {
     dapprof::protocol::emit_start_stop();
+    dapprof::protocol::emit_export();
     dapprof::protocol::emit_errors();
     dapprof::protocol::emit_data();
     dapprof::protocol::emit_stopped();

@@ -98,7 +98,8 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
       {{{"outputPath", 3}}, "'outputPath' must be a string"},
       {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
-       "'format' must be 'speedscope', 'cpuprofile', 'collapsed' or 'flamegraph', not 'pprof'"},
+       "'format' must be 'speedscope', 'cpuprofile', 'collapsed', 'flamegraph' or 'chrometrace', "
+       "not 'pprof'"},
       {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
   };
   for (const auto& [json, message] : cases) {
@@ -119,7 +120,7 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
   EXPECT_EQ(to_json(untested)["warning"], untested.warning);
   ProfilingStopped stopped{
-      StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt}};
+      StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt, {}}};
   EXPECT_EQ(to_json(stopped).dump(), R"({"reason":"exited","message":"process 42 exited",)"
                                      R"("sampleCount":10,"duration":1.5,"errorCount":1,)"
                                      R"("droppedSampleCount":2})");
