@@ -25,6 +25,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.dont_write_bytecode = True  # the check runs from the source tree: leave no __pycache__ there
 
 import protocol_model  # noqa: E402
 import render_cpp  # noqa: E402

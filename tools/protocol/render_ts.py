@@ -110,8 +110,8 @@ class Ts:
         out += [f"  {quote(n)}," for n in p.formats] + ["] as const;"]
         out += ["export type ProfileFormat = (typeof PROFILE_FORMATS)[number];",
                 f"export const DEFAULT_FORMAT: ProfileFormat = {quote(p.default_format)};", ""]
-        for e in p.enums.values():
-            out += doc(e.description)
+        for key, e in p.enums.items():
+            out += doc(e.description or f"The values of {key}.")
             out += [f"export const {e.ts_list} = [{', '.join(quote(v) for v in e.values)}] as const;",
                     f"export type {e.ts} = (typeof {e.ts_list})[number];", ""]
         out += ["/** Error ids of the profiling requests (body.error.id of an error response). */",

@@ -33,6 +33,7 @@ export const PROFILE_FORMATS = [
 export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
 export const DEFAULT_FORMAT: ProfileFormat = 'speedscope';
 
+/** The values of profilingStopped.reason. */
 export const STOP_REASONS = ['requested', 'exited', 'error', 'disconnected'] as const;
 export type StopReason = (typeof STOP_REASONS)[number];
 
