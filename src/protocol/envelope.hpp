@@ -7,25 +7,10 @@
 #include <string_view>
 
 #include "common/result.hpp"
+#include "protocol/generated/messages.hpp"  // ProfilingErrorId, from schemas/
 #include "protocol/json.hpp"
 
 namespace dapprof::protocol {
-
-// body.error.id of error responses, stable so that clients may react to them.
-enum class ProfilingErrorId : int {
-  Internal = 2000,
-  InvalidArguments = 2001,
-  NoDebuggee = 2002,
-  AlreadyProfiling = 2003,
-  NotProfiling = 2004,
-  NotPython = 2005,
-  UnsupportedVersion = 2006,
-  PermissionDenied = 2007,
-  NoSuchProcess = 2008,  // not running, or not part of this debug session
-  ProcessExited = 2009,
-  OutputFailed = 2010,  // the profile file could not be written
-  NoProfile = 2011,     // exportProfile with no run to export
-};
 
 struct ProtocolError {
   ProfilingErrorId id = ProfilingErrorId::Internal;

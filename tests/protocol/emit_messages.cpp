@@ -3,6 +3,7 @@
 // test_schemas.py validates them, so the schemas and the C++ encoder cannot drift apart.
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "formats/writers.hpp"
 #include "protocol/batch.hpp"
@@ -22,15 +23,14 @@ void emit(std::string_view schema, Json message) {
   std::puts(dump_json(line).c_str());
 }
 
+std::vector<FunctionStats> top_functions() {
+  return {{"work", "/app/main.py", 7, 9}, {"décodé", "/usr/lib/libc.so.6", 2, 2.5}};
+}
+
 Json request(std::string_view command, Json arguments) {
   Json r = {{"seq", ++seq}, {"type", "request"}, {"command", command}};
   if (!arguments.is_null()) r["arguments"] = std::move(arguments);
   return r;
-}
-
-std::vector<FunctionStats> top_functions() {
-  return {{"compute", "/app/work.py", 70, 90}, {"main", "/app/main.py", 0, 100},
-          {"memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6", 5, 5}};
 }
 
 void emit_start_stop() {
@@ -53,15 +53,20 @@ void emit_start_stop() {
        {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}, {"hideDebugger", true}},
         Json{{"outputPath", "/tmp/café/profile.cpuprofile"}, {"format", "cpuprofile"}},
         Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}},
-        Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}}}) {
+        Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}},
+        Json{{"outputPath", "/tmp/p.trace.json"},
+             {"format", "chrometrace"},
+             {"hideDebugger", true}}}) {
     auto parsed = StopProfilingArguments::parse(arguments);
     if (!parsed) throw std::runtime_error(parsed.message());
     const Json stop = request(kStopProfiling, to_json(*parsed));
     emit("stopProfilingArguments", stop);
     ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path, {}};
-    if (parsed->hide_debugger) summary.top_functions = top_functions();
     emit("stopProfilingResponse", make_response(stop, to_json(summary)));
   }
+  ProfilingSummary with_top{10, 100.0, 0, 0, std::nullopt, top_functions()};
+  emit("stopProfilingResponse",
+       make_response(request(kStopProfiling, Json::object()), to_json(with_top)));
 }
 
 // Real documents of the formats, as the daemon writes them.
@@ -82,6 +87,7 @@ void emit_export() {
     emit("exportProfileArguments", export_request);
     ExportProfileResponse response;
     response.format = parsed->format;
+    response.file_extension = std::string(model::file_extension(parsed->format));
     response.sample_count = profile.samples().size();
     response.content =
         formats::to_string(parsed->format, profile, {.hide_debugger = parsed->hide_debugger});
@@ -137,10 +143,11 @@ void emit_stopped() {
                       StoppedReason::Disconnected}) {
     ProfilingStopped stopped{reason,
                              std::string("ended: ") + std::string(to_string(reason)),
-                             {100, 1000.0, 0, 0, std::nullopt, top_functions()}};
+                             {100, 1000.0, 0, 0, std::nullopt, {}}};
     emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
     stopped.message.clear();
     stopped.summary.output_path = "/tmp/out.speedscope.json";
+    stopped.summary.top_functions = top_functions();
     emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
   }
 }
@@ -151,10 +158,10 @@ void emit_stopped() {
 int main() {
   try {
     dapprof::protocol::emit_start_stop();
+    dapprof::protocol::emit_export();
     dapprof::protocol::emit_errors();
     dapprof::protocol::emit_data();
     dapprof::protocol::emit_stopped();
-    dapprof::protocol::emit_export();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "protocol_emit_messages: %s\n", e.what());
     return 1;

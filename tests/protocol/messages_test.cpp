@@ -98,8 +98,8 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
       {{{"outputPath", 3}}, "'outputPath' must be a string"},
       {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
-       "'format' must be one of 'speedscope', 'flamegraph', 'collapsed', 'chrometrace', "
-       "'cpuprofile', not 'pprof'"},
+       "'format' must be 'speedscope', 'cpuprofile', 'collapsed', 'flamegraph' or 'chrometrace', "
+       "not 'pprof'"},
       {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
   };
   for (const auto& [json, message] : cases) {
@@ -122,7 +122,7 @@ TEST(ExportProfileArguments, EveryFormatAndTheDebuggerChoice) {
     EXPECT_TRUE(parsed->hide_debugger);
   }
   for (const auto& [json, message] : std::vector<std::pair<Json, std::string>>{
-           {{{"format", "pprof"}}, "'format' must be one of 'speedscope'"},
+           {{{"format", "pprof"}}, "'format' must be 'speedscope', 'cpuprofile'"},
            {{{"format", 3}}, "not integer"},
            {{{"hideDebugger", "yes"}}, "'hideDebugger' must be true or false"},
            {Json::array(), "must be a JSON object"}}) {
@@ -156,7 +156,7 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   stopped.summary.top_functions = {{"compute", "/app/w.py", 7, 9}};
   EXPECT_EQ(to_json(stopped)["topFunctions"].dump(),
             R"([{"function":"compute","file":"/app/w.py","self":7.0,"total":9.0}])");
-  ExportProfileResponse exported{model::ProfileFormat::Collapsed, "main 3\n", 3};
+  ExportProfileResponse exported{model::ProfileFormat::Collapsed, "txt", "main 3\n", 3};
   EXPECT_EQ(to_json(exported).dump(), R"({"format":"collapsed","fileExtension":"txt",)"
                                       R"("content":"main 3\n","sampleCount":3})");
 }

@@ -189,6 +189,7 @@ void Run::export_profile(const Json& request, const protocol::ExportProfileArgum
   const formats::Profile profile = recording_->snapshot_profile();
   protocol::ExportProfileResponse response;
   response.format = arguments.format;
+  response.file_extension = std::string(model::file_extension(arguments.format));
   response.sample_count = profile.samples().size();
   response.content =
       formats::to_string(arguments.format, profile, {.hide_debugger = arguments.hide_debugger});

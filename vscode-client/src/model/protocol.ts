@@ -1,91 +1,309 @@
-// Types of dapprof's profiling extension of the Debug Adapter Protocol.
-// docs/PROFILING.md is the reference for every field; schemas/ holds the JSON Schemas.
+// Generated from schemas/*.schema.json by tools/protocol/generate.py. Do not edit: change the
+// schemas (or the generator) and run `python3 tools/protocol/generate.py --output`; the test
+// protocol_generated (and test/unit/schemas.test.ts) fails when this file is stale.
+//
+// Types of dapprof's profiling extension of the Debug Adapter Protocol. docs/PROFILING.md is the
+// reference for every field; schemas/ holds the JSON Schemas they are generated from.
+
+/** The requests of the profiling extension. */
+export const COMMANDS = {
+  startProfiling: 'startProfiling',
+  stopProfiling: 'stopProfiling',
+  exportProfile: 'exportProfile',
+} as const;
+export type ProfilingCommand = (typeof COMMANDS)[keyof typeof COMMANDS];
+
+/** Its events. */
+export const EVENTS = {
+  profilingData: 'profilingData',
+  profilingStopped: 'profilingStopped',
+} as const;
+
+/** The capability in the initialize response that says the adapter has them. */
+export const SUPPORTS_PROFILING = 'supportsProfiling';
+
+/** The file formats of the protocol's "format" fields. */
+export const PROFILE_FORMATS = [
+  'speedscope',
+  'cpuprofile',
+  'collapsed',
+  'flamegraph',
+  'chrometrace',
+] as const;
+export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
+export const DEFAULT_FORMAT: ProfileFormat = 'speedscope';
+
+/** The values of profilingStopped.reason. */
+export const STOP_REASONS = ['requested', 'exited', 'error', 'disconnected'] as const;
+export type StopReason = (typeof STOP_REASONS)[number];
+
+/**
+ * Whose code the frame runs, as the daemon classifies it once: "debugger" for debugpy's and
+ * pydevd's own frames (Python, or their compiled modules), which a view of the program may hide.
+ * Absent means "program". Independent of native: a compiled pydevd frame is both.
+ */
+export const FRAME_ORIGINS = ['program', 'debugger'] as const;
+export type FrameOrigin = (typeof FRAME_ORIGINS)[number];
+
+/** Error ids of the profiling requests (body.error.id of an error response). */
+export const ProfilingErrorId = {
+  /** A fault inside dapprof; the message says what failed. */
+  Internal: 2000,
+  /** An argument is missing, of the wrong type or out of range; the message names it. */
+  InvalidArguments: 2001,
+  /** The session has no debuggee process (yet): the debug adapter sent no process event. */
+  NoDebuggee: 2002,
+  /** A run is already starting or running in this session. */
+  AlreadyProfiling: 2003,
+  /** stopProfiling while no run is running or waiting to be collected. */
+  NotProfiling: 2004,
+  /** The process is not running a CPython interpreter dapprof can find. */
+  NotPython: 2005,
+  /** The interpreter's version or build cannot be read by this dapprof. */
+  UnsupportedVersion: 2006,
+  /** The daemon may not read the process's memory; the message gives the remedy. */
+  PermissionDenied: 2007,
+  /** The process does not exist, or is not part of this debug session. */
+  NoSuchProcess: 2008,
+  /** The process exited before sampling could start. */
+  ProcessExited: 2009,
+  /** The profile file could not be written. */
+  OutputFailed: 2010,
+  /**
+   * exportProfile while the session has no run to export (none was started, or it did not start).
+   */
+  NoProfile: 2011,
+} as const;
+export type ProfilingErrorIdValue =
+  (typeof ProfilingErrorId)[keyof typeof ProfilingErrorId];
+
+export interface FunctionStats {
+  function: string;
+  /** Source file, or the shared object of a native function. */
+  file: string;
+  /** Samples in which it was the innermost frame. */
+  self: number;
+  /** Samples in which it was on the stack (once per sample, even if recursive). */
+  total: number;
+}
 
 export interface Frame {
   file: string;
+  /** 0 when unknown. */
   line: number;
   function: string;
+  /** A native (C) frame; absent for Python frames. */
   native?: boolean;
+  /** Shared object of a native frame. */
   module?: string;
+  /**
+   * Whose code the frame runs, as the daemon classifies it once: "debugger" for debugpy's and
+   * pydevd's own frames (Python, or their compiled modules), which a view of the program may hide.
+   * Absent means "program". Independent of native: a compiled pydevd frame is both.
+   */
+  origin?: FrameOrigin;
 }
 
 export interface ThreadInfo {
   name: string;
+  /** The Linux thread id (TID). */
   osThreadId: number;
+  /** Process the thread belongs to. */
   pid?: number;
+  /** threading.get_ident(), as a decimal string (it exceeds 2^53). */
   pythonThreadId?: string;
 }
 
-export interface ProfilingDataBody {
-  newFrames: Record<string, Frame>;
-  samples: number[][];
-  sampleCount: number;
-  duration: number;
-  threadIds?: number[];
-  threads?: Record<string, ThreadInfo>;
-  droppedSampleCount?: number;
-  errorCount?: number;
-  /** Epoch milliseconds of the batch's first and last sample. */
-  startTime?: number;
-  endTime?: number;
-}
-
+/**
+ * The `arguments` of a startProfiling request. Every field is optional; unknown fields are ignored.
+ */
 export interface StartProfilingArguments {
+  /** Samples per second (Hz). Default 100. */
   rate?: number;
+  /** Native (C) frames are merged into the Python stacks. Default false. */
   native?: boolean;
+  /**
+   * Threads are not paused while being read (lower overhead, occasional inconsistent samples
+   * counted as errors). Default false: threads are paused for each sample.
+   */
   nonblocking?: boolean;
+  /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
   idle?: boolean;
+  /** Only the thread holding the GIL is sampled. Default false. */
   gil?: boolean;
+  /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses?: boolean;
+  /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs?: number;
+  /** The process to profile: the debuggee (default) or one of its descendants. */
   pid?: number;
 }
 
+/**
+ * The `body` of a successful startProfiling response: the process being sampled and the settings in
+ * effect.
+ */
 export interface StartProfilingResponseBody {
+  /** The process being sampled. */
   pid: number;
+  /** The interpreter's version, e.g. "3.12.1". */
   pythonVersion: string;
+  /** Samples per second (Hz). Default 100. */
   rate: number;
+  /** Native (C) frames are merged into the Python stacks. Default false. */
   native: boolean;
+  /**
+   * Threads are not paused while being read (lower overhead, occasional inconsistent samples
+   * counted as errors). Default false: threads are paused for each sample.
+   */
   nonblocking: boolean;
+  /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
   idle: boolean;
+  /** Only the thread holding the GIL is sampled. Default false. */
   gil: boolean;
+  /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses: boolean;
+  /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs: number;
-  /** Something to tell the user, e.g. an untested (newer) Python version. */
+  /**
+   * Present when the user should be told something about this run, e.g. that the interpreter is a
+   * Python version newer than the tested ones, sampled because its _Py_DebugOffsets have the shape
+   * of a known version's.
+   */
   warning?: string;
 }
 
-export interface ProfilingSummary {
-  sampleCount: number;
-  duration: number;
-  errorCount: number;
-  droppedSampleCount: number;
+/** The `arguments` of a stopProfiling request. Without outputPath no file is written. */
+export interface StopProfilingArguments {
+  /** Absolute path of the profile file to write. */
   outputPath?: string;
+  /** File format. Default speedscope. Requires outputPath. */
+  format?: ProfileFormat;
+  /**
+   * Leave the debugger's own frames (origin "debugger") out of the file and of topFunctions, as the
+   * live view does when it hides them: a sample taken wholly in the debugger is counted under one
+   * "(debugger)" frame. Default false.
+   */
+  hideDebugger?: boolean;
 }
 
-export type StopReason = 'exited' | 'error' | 'disconnected' | 'requested';
+/** The `body` of a successful stopProfiling response: totals of the run. */
+export interface ProfilingSummary {
+  /** Samples taken (and not dropped) during the whole run. */
+  sampleCount: number;
+  /** Length of the run in milliseconds. */
+  duration: number;
+  /** Failed reads during the run. */
+  errorCount: number;
+  /** Samples taken but never sent because the client read too slowly. */
+  droppedSampleCount: number;
+  /** The profile file written, absent when none was. */
+  outputPath?: string;
+  /**
+   * The functions that took the most samples, at most 20, by self then total samples, descending;
+   * debugger frames left out when hideDebugger was asked. The same list, with the same columns, is
+   * what every client shows as the run's summary.
+   */
+  topFunctions?: FunctionStats[];
+}
 
+/**
+ * The `body` of a profilingData event: the samples of one batch, and the frames and threads they
+ * reference for the first time.
+ */
+export interface ProfilingDataBody {
+  /** Frames referenced for the first time in this profiling run, by ID (decimal string). */
+  newFrames: Record<string, Frame>;
+  /** One stack per thread per tick, each a list of frame IDs, root (outermost) first. */
+  samples: number[][];
+  /** Number of stacks in samples. */
+  sampleCount: number;
+  /** Milliseconds of sampling covered by this event. */
+  duration: number;
+  /** The thread of each sample, parallel to samples. */
+  threadIds?: number[];
+  /** Threads first sampled in this event, or whose name changed, by ID (decimal string). */
+  threads?: Record<string, ThreadInfo>;
+  /** Samples discarded since the previous event because the client read too slowly. */
+  droppedSampleCount?: number;
+  /** Failed reads since the previous event. */
+  errorCount?: number;
+  /**
+   * Wall-clock time of the first sample in this event, in milliseconds since the Unix epoch. Absent
+   * when samples is empty.
+   */
+  startTime?: number;
+  /**
+   * Wall-clock time of the last sample in this event, in milliseconds since the Unix epoch. Absent
+   * when samples is empty.
+   */
+  endTime?: number;
+}
+
+/**
+ * The `body` of a profilingStopped event, sent when sampling ends other than by a stopProfiling
+ * request.
+ */
 export interface ProfilingStoppedBody extends ProfilingSummary {
   reason: StopReason;
+  /** What happened, for a person. */
   message?: string;
 }
 
-export interface StopProfilingArguments {
-  outputPath?: string;
-  format?: 'speedscope' | 'cpuprofile' | 'collapsed';
+/**
+ * The `arguments` of an exportProfile request: the profile of the session's current run (while
+ * sampling: everything so far) or of its last finished run, in a file format, returned in the
+ * response instead of written to a file, for a client that does not share the daemon's file system.
+ * A finished run stays exportable until the next startProfiling.
+ */
+export interface ExportProfileArguments {
+  /** File format. Default speedscope. */
+  format?: ProfileFormat;
+  /** As in stopProfiling. Default false. */
+  hideDebugger?: boolean;
 }
 
-/** Error ids of the profiling requests (body.error.id of an error response). */
-export const ProfilingErrorId = {
-  Internal: 2000,
-  InvalidArguments: 2001,
-  NoDebuggee: 2002,
-  AlreadyProfiling: 2003,
-  NotProfiling: 2004,
-  NotPython: 2005,
-  UnsupportedVersion: 2006,
-  PermissionDenied: 2007,
-  NotInSession: 2008,
-  ProcessExited: 2009,
-  OutputFailed: 2010,
+/**
+ * The `body` of a successful exportProfile response: the whole document, exactly what stopProfiling
+ * would write to outputPath.
+ */
+export interface ExportProfileResponseBody {
+  /** The format of content. */
+  format: ProfileFormat;
+  /** The usual extension of a file in this format, without the dot (json, cpuprofile, txt, svg). */
+  fileExtension: string;
+  /** The document (UTF-8 text in every format). */
+  content: string;
+  /** Samples in the document. */
+  sampleCount: number;
+}
+
+/** What the daemon takes for each absent startProfiling argument. */
+export const START_DEFAULTS = {
+  rate: 100,
+  native: false,
+  nonblocking: false,
+  idle: false,
+  gil: false,
+  subprocesses: false,
+  batchIntervalMs: 100,
+} as const satisfies StartProfilingArguments;
+
+/** The ranges of the startProfiling arguments that have one (inclusive). */
+export const START_RANGES = {
+  rate: { minimum: 1, maximum: 10000 },
+  batchIntervalMs: { minimum: 10, maximum: 5000 },
+  pid: { minimum: 1, maximum: 2147483647 },
 } as const;
+
+/** What the daemon takes for each absent stopProfiling argument. */
+export const STOP_DEFAULTS = {
+  format: 'speedscope',
+  hideDebugger: false,
+} as const satisfies StopProfilingArguments;
+
+/** What the daemon takes for each absent exportProfile argument. */
+export const EXPORT_DEFAULTS = {
+  format: 'speedscope',
+  hideDebugger: false,
+} as const satisfies ExportProfileArguments;

@@ -3,10 +3,12 @@
 import '../support/fake-vscode'; // first: the controller module requires 'vscode'
 import Ajv2020 from 'ajv/dist/2020';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startArgumentsFromSettings } from '../../src/extension/controller';
+import { DEFAULT_FORMAT, PROFILE_FORMATS, ProfilingErrorId, START_DEFAULTS, START_RANGES } from '../../src/model/protocol';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { clientRoot, randomStream, readStream, repoRoot } from '../support/reference';
 
@@ -40,6 +42,8 @@ function checkStream(bodies: ProfilingDataBody[]): void {
 
 test('every schema of the protocol compiles', () => {
   assert.deepEqual(Object.keys(schemas).sort(), [
+    'exportProfileArguments',
+    'exportProfileResponse',
     'profilingData',
     'profilingErrorResponse',
     'profilingStopped',
@@ -85,4 +89,24 @@ test('startProfiling arguments built from the settings are valid, and the settin
   }
   validate('startProfilingArguments', startArgumentsFromSettings(settings({ native: true, idle: true, gil: true, subprocesses: true }) as never));
   validate('stopProfilingArguments', {});
+});
+
+test('protocol.ts is the one generated from the schemas (tools/protocol/generate.py --check)', (t) => {
+  const run = spawnSync('python3', [join(repoRoot, 'tools', 'protocol', 'generate.py'), '--check'], { encoding: 'utf8' });
+  if (run.error) return t.skip(`python3 is not available: ${run.error.message}`);
+  assert.equal(run.status, 0, run.stdout + run.stderr);
+});
+
+test('the generated constants are the schemas\' values', () => {
+  const errorSchema = JSON.parse(readFileSync(join(schemaDir, 'profilingErrorResponse.schema.json'), 'utf8'));
+  const ids = errorSchema.properties.body.properties.error.properties.id.oneOf as { const: number; title: string }[];
+  assert.deepEqual(ProfilingErrorId, Object.fromEntries(ids.map((o) => [o.title, o.const])));
+  assert.equal(ProfilingErrorId.NoSuchProcess, 2008);
+  const stop = schemas.stopProfilingArguments.properties as Record<string, { enum?: string[]; default?: unknown }>;
+  assert.deepEqual([...PROFILE_FORMATS], stop.format.enum);
+  assert.equal(DEFAULT_FORMAT, stop.format.default);
+  const start = schemas.startProfilingArguments.properties!;
+  for (const [k, v] of Object.entries(START_DEFAULTS)) assert.equal(v, start[k].default, k);
+  for (const [k, r] of Object.entries(START_RANGES)) assert.deepEqual([r.minimum, r.maximum], [start[k].minimum, start[k].maximum], k);
+  validate('startProfilingArguments', START_DEFAULTS);
 });

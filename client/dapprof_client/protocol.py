@@ -1,0 +1,78 @@
+"""The profiling protocol's names and numbers: commands, events, error ids, formats, and
+the startProfiling arguments' defaults and ranges.
+
+Generated from schemas/*.schema.json by tools/protocol/generate.py. Do not edit: change the
+schemas (or the generator) and run `python3 tools/protocol/generate.py --output`; the test
+protocol_generated fails when this file is stale. docs/PROFILING.md describes every field.
+"""
+from __future__ import annotations
+
+import enum
+
+# The requests of the profiling extension.
+START_PROFILING = "startProfiling"
+STOP_PROFILING = "stopProfiling"
+EXPORT_PROFILE = "exportProfile"
+# Its events.
+PROFILING_DATA = "profilingData"
+PROFILING_STOPPED = "profilingStopped"
+# The capability in the initialize response that says the adapter has them.
+SUPPORTS_PROFILING = "supportsProfiling"
+
+
+class ErrorId(enum.IntEnum):
+    """body.error.id of an error response to a profiling request."""
+
+    # A fault inside dapprof; the message says what failed.
+    Internal = 2000
+    # An argument is missing, of the wrong type or out of range; the message names it.
+    InvalidArguments = 2001
+    # The session has no debuggee process (yet): the debug adapter sent no process event.
+    NoDebuggee = 2002
+    # A run is already starting or running in this session.
+    AlreadyProfiling = 2003
+    # stopProfiling while no run is running or waiting to be collected.
+    NotProfiling = 2004
+    # The process is not running a CPython interpreter dapprof can find.
+    NotPython = 2005
+    # The interpreter's version or build cannot be read by this dapprof.
+    UnsupportedVersion = 2006
+    # The daemon may not read the process's memory; the message gives the remedy.
+    PermissionDenied = 2007
+    # The process does not exist, or is not part of this debug session.
+    NoSuchProcess = 2008
+    # The process exited before sampling could start.
+    ProcessExited = 2009
+    # The profile file could not be written.
+    OutputFailed = 2010
+    # exportProfile while the session has no run to export (none was started, or it did not start).
+    NoProfile = 2011
+
+
+# The file formats of the "format" fields (stopProfiling, exportProfile), in the
+# schemas' order.
+FORMATS: tuple[str, ...] = ("speedscope", "cpuprofile", "collapsed", "flamegraph", "chrometrace")
+DEFAULT_FORMAT = "speedscope"
+# The values of profilingStopped.reason.
+STOP_REASONS: tuple[str, ...] = ("requested", "exited", "error", "disconnected")
+# Whose code the frame runs, as the daemon classifies it once: "debugger" for debugpy's and pydevd's
+# own frames (Python, or their compiled modules), which a view of the program may hide. Absent means
+# "program". Independent of native: a compiled pydevd frame is both.
+ORIGINS: tuple[str, ...] = ("program", "debugger")
+
+# What the daemon takes for each startProfiling argument that is absent.
+START_DEFAULTS: dict[str, object] = {
+    "rate": 100,
+    "native": False,
+    "nonblocking": False,
+    "idle": False,
+    "gil": False,
+    "subprocesses": False,
+    "batchIntervalMs": 100,
+}
+# The inclusive (minimum, maximum) of the startProfiling arguments that have a range.
+START_RANGES: dict[str, tuple[int, int]] = {
+    "rate": (1, 10000),
+    "batchIntervalMs": (10, 5000),
+    "pid": (1, 2147483647),
+}

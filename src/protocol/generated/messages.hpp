@@ -1,0 +1,311 @@
+// Generated from schemas/*.schema.json by tools/protocol/generate.py. Do not edit: change the
+// schemas (or the generator) and run `python3 tools/protocol/generate.py --output`; the test
+// protocol_generated fails when this file is stale.
+// clang-format off: the layout is the generator's, and reformatting would make it stale.
+#pragma once
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/result.hpp"
+#include "model/profile_format.hpp"
+#include "protocol/json.hpp"
+
+namespace dapprof::protocol {
+
+// Requests of the profiling extension.
+inline constexpr std::string_view kStartProfiling = "startProfiling";
+inline constexpr std::string_view kStopProfiling = "stopProfiling";
+inline constexpr std::string_view kExportProfile = "exportProfile";
+// Its events.
+inline constexpr std::string_view kProfilingData = "profilingData";
+inline constexpr std::string_view kProfilingStopped = "profilingStopped";
+// The capability in the initialize response that says the adapter has them.
+inline constexpr std::string_view kSupportsProfiling = "supportsProfiling";
+
+// body.error.id of error responses, stable so that clients may react to them.
+enum class ProfilingErrorId : int {
+  // A fault inside dapprof; the message says what failed.
+  Internal = 2000,
+  // An argument is missing, of the wrong type or out of range; the message names it.
+  InvalidArguments = 2001,
+  // The session has no debuggee process (yet): the debug adapter sent no process event.
+  NoDebuggee = 2002,
+  // A run is already starting or running in this session.
+  AlreadyProfiling = 2003,
+  // stopProfiling while no run is running or waiting to be collected.
+  NotProfiling = 2004,
+  // The process is not running a CPython interpreter dapprof can find.
+  NotPython = 2005,
+  // The interpreter's version or build cannot be read by this dapprof.
+  UnsupportedVersion = 2006,
+  // The daemon may not read the process's memory; the message gives the remedy.
+  PermissionDenied = 2007,
+  // The process does not exist, or is not part of this debug session.
+  NoSuchProcess = 2008,
+  // The process exited before sampling could start.
+  ProcessExited = 2009,
+  // The profile file could not be written.
+  OutputFailed = 2010,
+  // exportProfile while the session has no run to export (none was started, or it did not start).
+  NoProfile = 2011,
+};
+std::string_view to_string(ProfilingErrorId id);
+
+// The protocol's names of the file formats (its "format" fields), in the schemas'
+// order.
+inline constexpr std::array<std::pair<std::string_view, model::ProfileFormat>, 5>
+    kProfileFormatNames = {{
+        {"speedscope", model::ProfileFormat::Speedscope},
+        {"cpuprofile", model::ProfileFormat::Cpuprofile},
+        {"collapsed", model::ProfileFormat::Collapsed},
+        {"flamegraph", model::ProfileFormat::Flamegraph},
+        {"chrometrace", model::ProfileFormat::ChromeTrace},
+    }};
+inline constexpr model::ProfileFormat kDefaultProfileFormat = model::ProfileFormat::Speedscope;
+std::string_view to_string(model::ProfileFormat format);
+std::optional<model::ProfileFormat> parse_profile_format(std::string_view name);
+
+enum class StoppedReason { Requested, Exited, Error, Disconnected };
+inline constexpr std::array<std::pair<std::string_view, StoppedReason>, 4> kStoppedReasonNames = {{
+    {"requested", StoppedReason::Requested},
+    {"exited", StoppedReason::Exited},
+    {"error", StoppedReason::Error},
+    {"disconnected", StoppedReason::Disconnected},
+}};
+std::string_view to_string(StoppedReason value);
+std::optional<StoppedReason> parse_stopped_reason(std::string_view name);
+
+// Whose code the frame runs, as the daemon classifies it once: "debugger" for debugpy's and
+// pydevd's own frames (Python, or their compiled modules), which a view of the program may hide.
+// Absent means "program". Independent of native: a compiled pydevd frame is both.
+inline constexpr std::string_view kFrameOriginProgram = "program";
+inline constexpr std::string_view kFrameOriginDebugger = "debugger";
+
+// Ranges and defaults of the requests' integer arguments.
+inline constexpr int kDefaultRateHz = 100;
+inline constexpr int kMinRateHz = 1;
+inline constexpr int kMaxRateHz = 10000;
+inline constexpr int kDefaultBatchIntervalMs = 100;
+inline constexpr int kMinBatchIntervalMs = 10;
+inline constexpr int kMaxBatchIntervalMs = 5000;
+inline constexpr pid_t kMinPid = 1;
+inline constexpr pid_t kMaxPid = 2147483647;
+inline constexpr std::size_t kMaxTopFunctions = 20;
+
+// Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, thread,
+// profilingData.
+namespace keys {
+namespace frame {
+inline constexpr std::string_view kFile = "file";
+inline constexpr std::string_view kLine = "line";
+inline constexpr std::string_view kFunction = "function";
+inline constexpr std::string_view kNative = "native";
+inline constexpr std::string_view kModule = "module";
+inline constexpr std::string_view kOrigin = "origin";
+}  // namespace frame
+namespace thread {
+inline constexpr std::string_view kName = "name";
+inline constexpr std::string_view kOsThreadId = "osThreadId";
+inline constexpr std::string_view kPid = "pid";
+inline constexpr std::string_view kPythonThreadId = "pythonThreadId";
+}  // namespace thread
+namespace profiling_data {
+inline constexpr std::string_view kNewFrames = "newFrames";
+inline constexpr std::string_view kSamples = "samples";
+inline constexpr std::string_view kSampleCount = "sampleCount";
+inline constexpr std::string_view kDuration = "duration";
+inline constexpr std::string_view kThreadIds = "threadIds";
+inline constexpr std::string_view kThreads = "threads";
+inline constexpr std::string_view kDroppedSampleCount = "droppedSampleCount";
+inline constexpr std::string_view kErrorCount = "errorCount";
+inline constexpr std::string_view kStartTime = "startTime";
+inline constexpr std::string_view kEndTime = "endTime";
+}  // namespace profiling_data
+}  // namespace keys
+
+struct FunctionStats {
+  std::string function;
+  // Source file, or the shared object of a native function.
+  std::string file;
+  // Samples in which it was the innermost frame.
+  double self = 0;
+  // Samples in which it was on the stack (once per sample, even if recursive).
+  double total = 0;
+
+  // Required fields must be present, and null counts as absent. Unknown fields are ignored. Each
+  // invalid field gives an error naming it, with code InvalidArgument.
+  static Result<FunctionStats> parse(const Json& json);
+  friend bool operator==(const FunctionStats&, const FunctionStats&) = default;
+};
+Json to_json(const FunctionStats& value);
+
+// The `arguments` of a startProfiling request. Every field is optional; unknown fields are ignored.
+struct StartProfilingArguments {
+  // Samples per second (Hz). Default 100.
+  int rate = kDefaultRateHz;
+  // Native (C) frames are merged into the Python stacks. Default false.
+  bool native = false;
+  // Threads are not paused while being read (lower overhead, occasional inconsistent samples
+  // counted as errors). Default false: threads are paused for each sample.
+  bool nonblocking = false;
+  // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
+  bool idle = false;
+  // Only the thread holding the GIL is sampled. Default false.
+  bool gil = false;
+  // Child Python processes of the profiled process are sampled too. Default false.
+  bool subprocesses = false;
+  // How often profilingData events are sent, in milliseconds. Default 100.
+  int batch_interval_ms = kDefaultBatchIntervalMs;
+  // The process to profile: the debuggee (default) or one of its descendants.
+  std::optional<pid_t> pid;
+
+  // `json` is the request's "arguments" member: null or absent means all defaults, and so does a
+  // null field. Unknown fields are ignored. Each invalid field gives an error naming it, with code
+  // InvalidArgument.
+  static Result<StartProfilingArguments> parse(const Json& json);
+  friend bool operator==(const StartProfilingArguments&, const StartProfilingArguments&) = default;
+};
+Json to_json(const StartProfilingArguments& value);
+
+// The `body` of a successful startProfiling response: the process being sampled and the settings in
+// effect.
+struct StartProfilingResponse {
+  // The process being sampled.
+  pid_t pid = 0;
+  // The interpreter's version, e.g. "3.12.1".
+  std::string python_version;
+  // Samples per second (Hz). Default 100.
+  int rate = 0;
+  // Native (C) frames are merged into the Python stacks. Default false.
+  bool native = false;
+  // Threads are not paused while being read (lower overhead, occasional inconsistent samples
+  // counted as errors). Default false: threads are paused for each sample.
+  bool nonblocking = false;
+  // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
+  bool idle = false;
+  // Only the thread holding the GIL is sampled. Default false.
+  bool gil = false;
+  // Child Python processes of the profiled process are sampled too. Default false.
+  bool subprocesses = false;
+  // How often profilingData events are sent, in milliseconds. Default 100.
+  int batch_interval_ms = 0;
+  // Present when the user should be told something about this run, e.g. that the interpreter is a
+  // Python version newer than the tested ones, sampled because its _Py_DebugOffsets have the shape
+  // of a known version's.
+  std::string warning;
+
+  // The response to a start with these settings, on process `pid`.
+  static StartProfilingResponse from(const StartProfilingArguments& enabled, pid_t pid,
+                                     std::string python_version);
+
+  // Required fields must be present, and null counts as absent. Unknown fields are ignored. Each
+  // invalid field gives an error naming it, with code InvalidArgument.
+  static Result<StartProfilingResponse> parse(const Json& json);
+  friend bool operator==(const StartProfilingResponse&, const StartProfilingResponse&) = default;
+};
+Json to_json(const StartProfilingResponse& value);
+
+// The `arguments` of a stopProfiling request. Without outputPath no file is written.
+struct StopProfilingArguments {
+  // Absolute path of the profile file to write.
+  std::optional<std::string> output_path;
+  // File format. Default speedscope. Requires outputPath.
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  // Leave the debugger's own frames (origin "debugger") out of the file and of topFunctions, as the
+  // live view does when it hides them: a sample taken wholly in the debugger is counted under one
+  // "(debugger)" frame. Default false.
+  bool hide_debugger = false;
+
+  // `json` is the request's "arguments" member: null or absent means all defaults, and so does a
+  // null field. Unknown fields are ignored. Each invalid field gives an error naming it, with code
+  // InvalidArgument.
+  static Result<StopProfilingArguments> parse(const Json& json);
+  friend bool operator==(const StopProfilingArguments&, const StopProfilingArguments&) = default;
+};
+Json to_json(const StopProfilingArguments& value);
+
+// The `body` of a successful stopProfiling response: totals of the run.
+struct ProfilingSummary {
+  // Samples taken (and not dropped) during the whole run.
+  std::uint64_t sample_count = 0;
+  // Length of the run in milliseconds.
+  double duration_ms = 0;
+  // Failed reads during the run.
+  std::uint64_t error_count = 0;
+  // Samples taken but never sent because the client read too slowly.
+  std::uint64_t dropped_sample_count = 0;
+  // The profile file written, absent when none was.
+  std::optional<std::string> output_path;
+  // The functions that took the most samples, at most 20, by self then total samples, descending;
+  // debugger frames left out when hideDebugger was asked. The same list, with the same columns, is
+  // what every client shows as the run's summary.
+  std::vector<FunctionStats> top_functions;
+
+  // Required fields must be present, and null counts as absent. Unknown fields are ignored. Each
+  // invalid field gives an error naming it, with code InvalidArgument.
+  static Result<ProfilingSummary> parse(const Json& json);
+  friend bool operator==(const ProfilingSummary&, const ProfilingSummary&) = default;
+};
+Json to_json(const ProfilingSummary& value);
+
+// The `body` of a profilingStopped event, sent when sampling ends other than by a stopProfiling
+// request.
+struct ProfilingStopped {
+  StoppedReason reason = StoppedReason::Requested;
+  // What happened, for a person.
+  std::string message;
+  // The fields of the stopProfiling response, in the same object.
+  ProfilingSummary summary;
+
+  // Required fields must be present, and null counts as absent. Unknown fields are ignored. Each
+  // invalid field gives an error naming it, with code InvalidArgument.
+  static Result<ProfilingStopped> parse(const Json& json);
+  friend bool operator==(const ProfilingStopped&, const ProfilingStopped&) = default;
+};
+Json to_json(const ProfilingStopped& value);
+
+// The `arguments` of an exportProfile request: the profile of the session's current run (while
+// sampling: everything so far) or of its last finished run, in a file format, returned in the
+// response instead of written to a file, for a client that does not share the daemon's file system.
+// A finished run stays exportable until the next startProfiling.
+struct ExportProfileArguments {
+  // File format. Default speedscope.
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  // As in stopProfiling. Default false.
+  bool hide_debugger = false;
+
+  // `json` is the request's "arguments" member: null or absent means all defaults, and so does a
+  // null field. Unknown fields are ignored. Each invalid field gives an error naming it, with code
+  // InvalidArgument.
+  static Result<ExportProfileArguments> parse(const Json& json);
+  friend bool operator==(const ExportProfileArguments&, const ExportProfileArguments&) = default;
+};
+Json to_json(const ExportProfileArguments& value);
+
+// The `body` of a successful exportProfile response: the whole document, exactly what stopProfiling
+// would write to outputPath.
+struct ExportProfileResponse {
+  // The format of content.
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  // The usual extension of a file in this format, without the dot (json, cpuprofile, txt, svg).
+  std::string file_extension;
+  // The document (UTF-8 text in every format).
+  std::string content;
+  // Samples in the document.
+  std::uint64_t sample_count = 0;
+
+  // Required fields must be present, and null counts as absent. Unknown fields are ignored. Each
+  // invalid field gives an error naming it, with code InvalidArgument.
+  static Result<ExportProfileResponse> parse(const Json& json);
+  friend bool operator==(const ExportProfileResponse&, const ExportProfileResponse&) = default;
+};
+Json to_json(const ExportProfileResponse& value);
+
+}  // namespace dapprof::protocol

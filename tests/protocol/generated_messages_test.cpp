@@ -1,0 +1,141 @@
+// The messages generated from schemas/ (protocol/generated/messages.hpp): the fields the schemas
+// added, round trips through to_json and parse, and the names the generator derives.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "protocol/envelope.hpp"
+#include "protocol/messages.hpp"
+
+namespace dapprof::protocol {
+namespace {
+
+template <typename T>
+T round_trip(const T& value) {
+  auto parsed = T::parse(to_json(value));
+  EXPECT_TRUE(parsed.ok()) << parsed.message();
+  return parsed.ok() ? *parsed : T{};
+}
+
+TEST(GeneratedMessages, NamesComeFromTheSchemas) {
+  EXPECT_EQ(kExportProfile, "exportProfile");
+  EXPECT_EQ(kSupportsProfiling, "supportsProfiling");
+  EXPECT_EQ(static_cast<int>(ProfilingErrorId::NoSuchProcess), 2008);
+  EXPECT_EQ(static_cast<int>(ProfilingErrorId::NoProfile), 2011);
+  EXPECT_EQ(to_string(ProfilingErrorId::InvalidArguments), "InvalidArguments");
+  EXPECT_EQ(kMinRateHz, 1);
+  EXPECT_EQ(kMaxBatchIntervalMs, 5000);
+  EXPECT_EQ(keys::frame::kOrigin, "origin");
+  EXPECT_EQ(kFrameOriginDebugger, "debugger");
+}
+
+TEST(GeneratedMessages, EveryModelFormatHasAProtocolName) {
+  for (auto format : model::kProfileFormats) {
+    const auto name = to_string(format);
+    ASSERT_FALSE(name.empty());
+    EXPECT_EQ(parse_profile_format(name), format) << name;
+  }
+  EXPECT_EQ(to_string(model::ProfileFormat::ChromeTrace), "chrometrace");
+  EXPECT_FALSE(parse_profile_format("pprof").has_value());
+  EXPECT_EQ(parse_stopped_reason("disconnected"), StoppedReason::Disconnected);
+}
+
+TEST(GeneratedMessages, StopProfilingTakesChrometraceAndHideDebugger) {
+  auto parsed = StopProfilingArguments::parse(
+      Json{{"outputPath", "/tmp/t.json"}, {"format", "chrometrace"}, {"hideDebugger", true}});
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  EXPECT_EQ(parsed->format, model::ProfileFormat::ChromeTrace);
+  EXPECT_TRUE(parsed->hide_debugger);
+  EXPECT_EQ(round_trip(*parsed), *parsed);
+  auto bad = StopProfilingArguments::parse(Json{{"hideDebugger", "yes"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.message(),
+            "stopProfiling argument 'hideDebugger' must be true or false, not string");
+  // Without outputPath the format is not written: it would need one.
+  EXPECT_EQ(to_json(StopProfilingArguments{}).dump(), R"({"hideDebugger":false})");
+}
+
+TEST(GeneratedMessages, ExportProfileArgumentsTakeTheirDefaults) {
+  for (const Json& arguments : {Json(), Json::object(), Json{{"format", nullptr}}}) {
+    auto parsed = ExportProfileArguments::parse(arguments);
+    ASSERT_TRUE(parsed.ok()) << parsed.message();
+    EXPECT_EQ(parsed->format, model::ProfileFormat::Speedscope);
+    EXPECT_FALSE(parsed->hide_debugger);
+  }
+  auto flamegraph = ExportProfileArguments::parse(Json{{"format", "flamegraph"}});
+  ASSERT_TRUE(flamegraph.ok());
+  EXPECT_EQ(flamegraph->format, model::ProfileFormat::Flamegraph);
+  auto bad = ExportProfileArguments::parse(Json{{"format", 3}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(bad.message().find("exportProfile argument 'format' must be 'speedscope'"),
+            std::string::npos)
+      << bad.message();
+}
+
+TEST(GeneratedMessages, ExportProfileResponseRoundTrips) {
+  const ExportProfileResponse body{model::ProfileFormat::Collapsed, "txt", "main;f 2\n", 2};
+  EXPECT_EQ(
+      to_json(body).dump(),
+      R"({"format":"collapsed","fileExtension":"txt","content":"main;f 2\n","sampleCount":2})");
+  EXPECT_EQ(round_trip(body), body);
+  auto missing = ExportProfileResponse::parse(Json{{"format", "collapsed"}});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.message(), "exportProfile response field 'fileExtension' is missing");
+  auto dotted = ExportProfileResponse::parse(Json{
+      {"format", "collapsed"}, {"fileExtension", ".txt"}, {"content", ""}, {"sampleCount", 0}});
+  ASSERT_FALSE(dotted.ok());
+  EXPECT_NE(dotted.message().find("'fileExtension' must be lowercase letters, not '.txt'"),
+            std::string::npos);
+}
+
+TEST(GeneratedMessages, SummariesCarryTopFunctions) {
+  ProfilingSummary summary{5, 50.0,          0,
+                           1, "/tmp/p.json", {{"f", "/a.py", 3, 5}, {"g", "/b.py", 2, 2}}};
+  const Json json = to_json(summary);
+  ASSERT_EQ(json["topFunctions"].size(), 2u);
+  EXPECT_EQ(json["topFunctions"][0]["function"], "f");
+  EXPECT_EQ(json["topFunctions"][0]["self"], 3.0);
+  EXPECT_EQ(round_trip(summary), summary);
+  // No list: the field is left out, as before the schemas had it.
+  summary.top_functions.clear();
+  EXPECT_FALSE(to_json(summary).contains("topFunctions"));
+
+  ProfilingStopped stopped{StoppedReason::Error, "read failed", summary};
+  stopped.summary.top_functions = {{"h", "libc.so.6", 1, 1}};
+  EXPECT_EQ(round_trip(stopped), stopped);
+
+  Json bad = to_json(stopped);
+  bad["topFunctions"][0]["self"] = -1;
+  auto parsed = ProfilingStopped::parse(bad);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.message(),
+            "profilingStopped field 'topFunctions' item 0: functionStats field 'self' must be at "
+            "least 0, not -1");
+  bad["topFunctions"] = Json::array();
+  for (int i = 0; i < 21; ++i)
+    bad["topFunctions"].push_back(to_json(FunctionStats{"f", "a", 1, 1}));
+  EXPECT_FALSE(ProfilingStopped::parse(bad).ok());
+  auto reason = ProfilingStopped::parse(Json{{"reason", "crashed"}});
+  ASSERT_FALSE(reason.ok());
+  EXPECT_NE(reason.message().find("'reason' must be 'requested', 'exited', 'error' or "
+                                  "'disconnected', not 'crashed'"),
+            std::string::npos);
+}
+
+TEST(GeneratedMessages, StartResponseRoundTrips) {
+  StartProfilingArguments enabled;
+  enabled.native = true;
+  auto body = StartProfilingResponse::from(enabled, 7, "3.13.1");
+  body.warning = "untested";
+  EXPECT_EQ(round_trip(body), body);
+  EXPECT_EQ(round_trip(enabled), enabled);
+  auto old = StartProfilingResponse::parse(Json{{"pid", 7}, {"pythonVersion", "2.7.18"}});
+  ASSERT_FALSE(old.ok());
+  EXPECT_NE(old.message().find("'pythonVersion' must be a Python version"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dapprof::protocol
