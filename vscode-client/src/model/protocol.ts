@@ -7,6 +7,8 @@ export interface Frame {
   function: string;
   native?: boolean;
   module?: string;
+  /** Whose code the frame runs, as the daemon classifies it; absent means 'program'. */
+  origin?: 'program' | 'debugger';
 }
 
 export interface ThreadInfo {
@@ -55,12 +57,22 @@ export interface StartProfilingResponseBody {
   warning?: string;
 }
 
+export interface FunctionStats {
+  function: string;
+  /** Source file, or the shared object of a native function. */
+  file: string;
+  self: number;
+  total: number;
+}
+
 export interface ProfilingSummary {
   sampleCount: number;
   duration: number;
   errorCount: number;
   droppedSampleCount: number;
   outputPath?: string;
+  /** At most 20, by self then total samples, descending. */
+  topFunctions?: FunctionStats[];
 }
 
 export type StopReason = 'exited' | 'error' | 'disconnected' | 'requested';
@@ -72,7 +84,21 @@ export interface ProfilingStoppedBody extends ProfilingSummary {
 
 export interface StopProfilingArguments {
   outputPath?: string;
-  format?: 'speedscope' | 'cpuprofile' | 'collapsed';
+  format?: 'speedscope' | 'cpuprofile' | 'collapsed' | 'flamegraph' | 'chrometrace';
+  hideDebugger?: boolean;
+}
+
+export interface ExportProfileArguments {
+  format?: 'speedscope' | 'cpuprofile' | 'collapsed' | 'flamegraph' | 'chrometrace';
+  hideDebugger?: boolean;
+}
+
+export interface ExportProfileResponseBody {
+  format: 'speedscope' | 'cpuprofile' | 'collapsed' | 'flamegraph' | 'chrometrace';
+  /** Without the dot: json, cpuprofile, txt, svg. */
+  fileExtension: string;
+  content: string;
+  sampleCount: number;
 }
 
 /** Error ids of the profiling requests (body.error.id of an error response). */
@@ -85,7 +111,8 @@ export const ProfilingErrorId = {
   NotPython: 2005,
   UnsupportedVersion: 2006,
   PermissionDenied: 2007,
-  NotInSession: 2008,
+  NoSuchProcess: 2008,
   ProcessExited: 2009,
   OutputFailed: 2010,
+  NoProfile: 2011,
 } as const;

@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startArgumentsFromSettings } from '../../src/extension/controller';
+import { EXPORT_FORMATS } from '../../src/extension/export';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { clientRoot, randomStream, readStream, repoRoot } from '../support/reference';
 
@@ -40,6 +41,8 @@ function checkStream(bodies: ProfilingDataBody[]): void {
 
 test('every schema of the protocol compiles', () => {
   assert.deepEqual(Object.keys(schemas).sort(), [
+    'exportProfileArguments',
+    'exportProfileResponse',
     'profilingData',
     'profilingErrorResponse',
     'profilingStopped',
@@ -85,4 +88,13 @@ test('startProfiling arguments built from the settings are valid, and the settin
   }
   validate('startProfilingArguments', startArgumentsFromSettings(settings({ native: true, idle: true, gil: true, subprocesses: true }) as never));
   validate('stopProfilingArguments', {});
+});
+
+test('the stop and export arguments the extension sends are valid, and it offers every export format', () => {
+  for (const hideDebugger of [false, true]) {
+    validate('stopProfilingArguments', { hideDebugger });
+    for (const { format } of EXPORT_FORMATS) validate('exportProfileArguments', { format, hideDebugger });
+  }
+  const formats = (schemas.exportProfileArguments.properties as Record<string, { enum?: string[] }>).format.enum;
+  assert.deepEqual(EXPORT_FORMATS.map((f) => f.format), formats);
 });
