@@ -191,8 +191,11 @@ export class ProfilingController implements vscode.Disposable {
 
   showFlameGraph(st?: SessionProfile): void {
     const target = st ?? this.preferred();
-    if (target && target !== this.shown) this.shown = target;
-    if (this.panel.isOpen) this.sendReplay();
+    // An open panel showing this run already has it (and its zoom, search...): only reveal it.
+    if (target && target !== this.shown) {
+      this.shown = target;
+      if (this.panel.isOpen) this.sendReplay();
+    }
     this.panel.show(false);
   }
 

@@ -100,3 +100,17 @@ test('the newest batch is kept even when it alone exceeds the bound', () => {
   assert.deepEqual(bodies.at(-1), DATA[2]);
   assert.equal(bodies.length, 2);
 });
+
+test('showing the panel that already shows the run only reveals it: no replay resets its view', async () => {
+  const s = makeSession('g');
+  s.answer = () => START;
+  startSession(s, true);
+  await controller.startProfiling(s as never);
+  const panel = fake.panels[0];
+  panel.receive({ type: 'ready', hideDebugger: true });
+  for (const body of DATA.slice(0, 3)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
+  const before = panel.posted.length;
+  await fake.commands.get('dapprof.showFlameGraph')!();
+  assert.equal(panel.posted.length, before);
+  assert.equal(fake.panels.length, 1);
+});
