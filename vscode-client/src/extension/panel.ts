@@ -40,6 +40,8 @@ export interface PanelHost {
   /** The webview loaded (or reloaded): send it the whole state. */
   onReady(): void;
   onOpenSource(file: string, line: number): void;
+  /** The page's "Hide debugger" choice, on load and on each change. */
+  onHideDebugger(hide: boolean): void;
 }
 
 export class FlameGraphPanel {
@@ -77,7 +79,10 @@ export class FlameGraphPanel {
     panel.webview.onDidReceiveMessage((m: FromWebview) => {
       if (m?.type === 'ready') {
         this.ready = true;
-            this.host.onReady();
+        if (typeof m.hideDebugger === 'boolean') this.host.onHideDebugger(m.hideDebugger);
+        this.host.onReady();
+      } else if (m?.type === 'hideDebugger' && typeof m.hideDebugger === 'boolean') {
+        this.host.onHideDebugger(m.hideDebugger);
       } else if (m?.type === 'openSource' && typeof m.file === 'string') {
         this.host.onOpenSource(m.file, Number(m.line) || 0);
       }
@@ -85,7 +90,7 @@ export class FlameGraphPanel {
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
-      });
+    });
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri, makeNonce());
   }
 

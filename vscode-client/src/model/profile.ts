@@ -1,6 +1,6 @@
 // The profile model: the frame map of a profiling run, and the call trees and per-function
 // statistics aggregated incrementally from profilingData batches. Plain TypeScript without DOM or
-// VS Code dependencies: the webview and the extension host both use it, and node tests it.
+// VS Code dependencies: the webview aggregates with it (the only place that does), node tests it.
 //
 // Cost: adding a batch costs O(samples x depth) of that batch only; no operation re-reads earlier
 // samples (they are not kept). Switching to function grouping, or to hiding the debugger's frames,
@@ -41,27 +41,6 @@ export interface TableRow {
   info: KeyInfo;
   self: number;
   total: number;
-}
-
-/** A compact replay of a model, used when a view opens while a run is in progress. */
-export interface ProfileSnapshot {
-  frames: Record<string, Frame>;
-  threads: Record<string, ThreadInfo>;
-  /** [thread key, root-first frame IDs, number of samples] */
-  stacks: Array<[number, number[], number]>;
-  totals: ModelTotals;
-}
-
-/**
- * A frame of the debugger rather than of the program: debugpy's launcher and server, pydevd's
- * threads and tracing hooks, in Python or compiled (as in the bundled command-line client).
- */
-export function isDebuggerFrame(frame: Pick<Frame, 'file' | 'module' | 'native'>): boolean {
-  const inDebugger = (path: string) => {
-    const p = path.replace(/\\/g, '/');
-    return p.includes('/debugpy/') || p.includes('/pydevd') || p.includes('/_pydev');
-  };
-  return inDebugger(frame.file) || (frame.native === true && frame.module !== undefined && inDebugger(frame.module));
 }
 
 /** The node that stands for samples taken in the debugger's own code, when its frames are hidden. */
@@ -139,34 +118,6 @@ export class ProfileModel {
     this.version++;
   }
 
-  /** Replays a snapshot taken from another model (of the same run). */
-  addSnapshot(s: ProfileSnapshot): void {
-    for (const id in s.frames) this.defineFrame(Number(id), s.frames[id]);
-    for (const id in s.threads) this.threads.set(Number(id), s.threads[id]);
-    for (const [tid, ids, count] of s.stacks) this.addIds(ids, tid, count);
-    const t = this.totals;
-    t.sampleCount += s.totals.sampleCount;
-    t.duration += s.totals.duration;
-    t.droppedSampleCount += s.totals.droppedSampleCount;
-    t.errorCount += s.totals.errorCount;
-    t.batches += s.totals.batches;
-    t.unknownFrameRefs += s.totals.unknownFrameRefs;
-    this.version++;
-  }
-
-  snapshot(): ProfileSnapshot {
-    const frames: Record<string, Frame> = {};
-    this.frameIds.forEach((id, i) => {
-      // Not the stand-in node of the view without the debugger: it is no frame of the run.
-      if (this.program === null || i !== this.debuggerLine[0]) frames[String(id)] = this.frames[i];
-    });
-    const threads: Record<string, ThreadInfo> = {};
-    for (const [id, t] of this.threads) threads[String(id)] = t;
-    const stacks: Array<[number, number[], number]> = [];
-    this.full.forEachStack((tid, keys, count) => stacks.push([tid, keys.map((k) => this.frameIds[k]), count]));
-    return { frames, threads, stacks, totals: { ...this.totals } };
-  }
-
   /** The view for a thread key, or all threads for undefined (as sampled). */
   view(thread?: number): ThreadView | undefined {
     return this.full.view(thread);
@@ -238,7 +189,8 @@ export class ProfileModel {
     this.frameIds.push(id);
     this.frames.push(frame);
     const native = frame.native === true;
-    this.frameKind.push(isDebuggerFrame(frame) ? DEBUGGER_FRAME : native ? NATIVE_FRAME : 0);
+    // The daemon classifies frames once (origin); the client never guesses from paths.
+    this.frameKind.push(frame.origin === 'debugger' ? DEBUGGER_FRAME : native ? NATIVE_FRAME : 0);
     this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module });
     const fkey = `${native ? 'n' : 'p'}\0${frame.file}\0${frame.function}\0${native ? frame.module ?? '' : ''}`;
     let f = this.funcIndex.get(fkey);

@@ -9,4 +9,5 @@ const api = acquireVsCodeApi();
 const app = new App(api, document.getElementById('app') ?? document.body);
 // Exposed for tests and for debugging the page from the webview developer tools.
 (window as unknown as { __dapprof: App }).__dapprof = app;
-api.postMessage({ type: 'ready' });
+// The page's "Hide debugger" choice goes with it: the extension exports what the panel shows.
+api.postMessage({ type: 'ready', hideDebugger: app.hideDebugger });

@@ -1,6 +1,5 @@
 // Messages between the extension host and the flame graph webview.
 
-import type { ProfileSnapshot } from '../model/profile';
 import type { ProfilingDataBody, ProfilingSummary, StopReason } from '../model/protocol';
 
 export interface RunInfo {
@@ -25,10 +24,20 @@ export type ToWebview =
   /** A run started (or is starting): clear everything, wait for data. */
   | { type: 'run'; run: RunInfo }
   | { type: 'data'; body: ProfilingDataBody }
-  /** The state of a run already in progress or finished, for a view opened late. */
-  | { type: 'snapshot'; run: RunInfo; snapshot: ProfileSnapshot; stopped?: StoppedInfo; error?: string }
+  /**
+   * A run already in progress or finished, for a view opened late: its profilingData bodies as
+   * received, oldest first, less the oldest `omittedSamples` samples (their frames kept) when the
+   * run outgrew what the extension keeps.
+   */
+  | { type: 'replay'; run: RunInfo; bodies: ProfilingDataBody[]; omittedSamples: number; stopped?: StoppedInfo; error?: string }
   | { type: 'stopped'; stopped: StoppedInfo }
   | { type: 'error'; message: string };
 
-/** Webview -> extension. */
-export type FromWebview = { type: 'ready' } | { type: 'openSource'; file: string; line: number };
+/**
+ * Webview -> extension. The page tells its "Hide debugger" choice when it loads and when it
+ * changes, so that an export and the stop summary show what the panel shows.
+ */
+export type FromWebview =
+  | { type: 'ready'; hideDebugger: boolean }
+  | { type: 'hideDebugger'; hideDebugger: boolean }
+  | { type: 'openSource'; file: string; line: number };

@@ -89,6 +89,9 @@ test('a stream recorded from live profiling under debugpy: model, pixels, hover,
     }
     assert.equal(await page.evaluate(() => (window as any).__state?.hideDebugger), hide, 'the choice is kept in the webview state');
   }
+  // Each change is told to the extension, which exports what the panel shows.
+  const told = await page.evaluate(() => (window as any).__posted.filter((m: any) => m.type === 'hideDebugger').map((m: any) => m.hideDebugger));
+  assert.deepEqual(told, [false, true]);
   await frames(page);
 
   // The program's own functions, in the recorded file at lines inside their definitions; the

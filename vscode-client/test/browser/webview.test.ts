@@ -22,7 +22,7 @@ const REF = byNames(SYNTH, 'function');
 
 test('starts idle, announces itself ready, and waits for data when a run starts', async () => {
   const page = await h.open();
-  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready' }]);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready', hideDebugger: true }]);
   assert.equal(await text(page, '#state'), 'Not profiling');
   assert.match(await text(page, '#overlay'), /Start profiling from the debug toolbar/);
   await post(page, [{ type: 'run', run: { session: 'app.py', pid: 31337, pythonVersion: '3.12.1', rate: 100 } }]);
@@ -293,7 +293,7 @@ test('a burst of batches is drawn once per animation frame', async () => {
   await page.close();
 });
 
-test('stopped, error and snapshot states', async () => {
+test('stopped, error and replay states', async () => {
   const page = await h.open();
   await post(page, [{ type: 'run', run: { session: 'app.py' } }]);
   await feed(page, SYNTH.slice(0, 5));
@@ -307,19 +307,21 @@ test('stopped, error and snapshot states', async () => {
   await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Error');
   assert.equal(await text(page, '#overlay'), 'Process 31337 is not a CPython process.');
 
-  // A view opened late receives a snapshot; it shows the same tree as the stream did.
-  const snapshot = await page.evaluate((bodies) => {
-    const app = (window as any).__dapprof;
-    const M = app.model.constructor;
-    const m = new M();
-    for (const b of bodies) m.addBatch(b);
-    return m.snapshot();
-  }, SYNTH);
-  await post(page, [{ type: 'snapshot', run: { session: 'app.py' }, snapshot }]);
+  // A view opened late receives the stream so far as a replay; it shows the same tree as the
+  // stream did, and says which samples it never got.
+  await post(page, [{ type: 'replay', run: { session: 'app.py' }, bodies: SYNTH, omittedSamples: 0 }]);
   await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Live');
   await frames(page);
   const mod = (await nodeBox(page, ['<module>']))!;
   assert.equal(mod.total, REF.get('<module>')!.total);
+  assert.doesNotMatch(await text(page, '#stats'), /not shown/);
+  await post(page, [{ type: 'replay', run: { session: 'app.py' }, bodies: SYNTH.slice(30), omittedSamples: 1234 }]);
+  await page.waitForFunction(() => /the first 1,234 samples are not shown/.test(document.getElementById('stats')!.textContent ?? ''));
+  assert.equal(await page.evaluate(() => (window as any).__dapprof.model.totals.batches), 30, 'the replay replaces what was shown');
+  // A replay of a finished run shows it stopped, with its summary.
+  await post(page, [{ type: 'replay', run: { session: 'app.py' }, bodies: SYNTH, omittedSamples: 0, stopped: { reason: 'stopProfiling', summary: { sampleCount: 1268, duration: 13042, errorCount: 0, droppedSampleCount: 0 } } }]);
+  await page.waitForFunction(() => document.getElementById('state')!.textContent === 'Stopped');
+  assert.equal(await text(page, '#stats'), '1,268 samples in 13.0 s');
   assert.deepEqual(h.pageErrors, []);
   await page.close();
 });
@@ -403,7 +405,7 @@ test("the page runs under the Content-Security-Policy of the extension's webview
   await page.waitForSelector('#tooltip:not([hidden])');
   assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, 'light'));
   assert.deepEqual(await page.evaluate(() => (window as any).__violations), []);
-  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready' }]);
+  assert.deepEqual(await page.evaluate(() => (window as any).__posted), [{ type: 'ready', hideDebugger: true }]);
   // The policy is in force: a script without the nonce is refused.
   await page.evaluate(() => {
     const s = document.createElement('script');

@@ -97,6 +97,11 @@ export function makeSession(id: string, type = 'dapprof', name = `session ${id}`
   return s;
 }
 
+export interface FakeSaveOptions {
+  defaultUri?: Uri;
+  filters?: Record<string, string[]>;
+}
+
 export interface FakePanel {
   posted: unknown[];
   html: string;
@@ -113,16 +118,22 @@ function createState() {
     errors: [] as string[],
     infos: [] as string[],
     warnings: [] as string[],
-    /** What showInformationMessage resolves to. */
+    /** What showInformationMessage resolves to, and the buttons each message offered. */
     infoChoice: undefined as string | undefined,
+    infoChoices: [] as string[][],
     quickPick: undefined as string | undefined,
+    quickPickItems: [] as string[][],
     saveUri: undefined as Uri | undefined,
+    saveDialogs: [] as FakeSaveOptions[],
     written: new Map<string, Uint8Array>(),
     existing: new Set<string>(),
     shownDocuments: [] as Array<{ uri: Uri; options: { selection?: Range } }>,
     config: {} as Record<string, unknown>,
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
     panels: [] as FakePanel[],
+    /** Lines written to output channels, by channel name; and the channels shown. */
+    output: new Map<string, string[]>(),
+    outputShown: [] as string[],
     started: [] as Array<{ folder: unknown; config: Record<string, unknown>; options: Record<string, unknown> }>,
     startDebuggingResult: true,
     trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }]>,
@@ -187,11 +198,16 @@ export const vscodeStub = {
         dispose: () => (sb.visible = false),
       };
     },
+    createOutputChannel(name: string) {
+      const lines = fake.output.get(name) ?? [];
+      fake.output.set(name, lines);
+      return { appendLine: (l: string) => lines.push(l), show: () => fake.outputShown.push(name), dispose() {} };
+    },
     showErrorMessage: (m: string) => (fake.errors.push(m), Promise.resolve(undefined)),
     showWarningMessage: (m: string) => (fake.warnings.push(m), Promise.resolve(undefined)),
-    showInformationMessage: (m: string) => (fake.infos.push(m), Promise.resolve(fake.infoChoice)),
-    showQuickPick: (items: Array<{ label: string }>) => Promise.resolve(items.find((i) => i.label === fake.quickPick)),
-    showSaveDialog: () => Promise.resolve(fake.saveUri),
+    showInformationMessage: (m: string, ...choices: string[]) => (fake.infos.push(m), fake.infoChoices.push(choices), Promise.resolve(fake.infoChoice)),
+    showQuickPick: (items: Array<{ label: string }>) => (fake.quickPickItems.push(items.map((i) => i.label)), Promise.resolve(items.find((i) => i.label === fake.quickPick))),
+    showSaveDialog: (options: unknown) => (fake.saveDialogs.push(options as FakeSaveOptions), Promise.resolve(fake.saveUri)),
     showTextDocument: (uri: Uri, options: { selection?: Range }) => (fake.shownDocuments.push({ uri, options }), Promise.resolve({})),
     get activeTextEditor() {
       return fake.activeTextEditor;

@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
-import { CallNode, DEBUGGER_FUNCTION, GroupBy, isDebuggerFrame, ProfileModel } from '../../src/model/profile';
+import { CallNode, DEBUGGER_FUNCTION, GroupBy, ProfileModel } from '../../src/model/profile';
 import type { Frame, ProfilingDataBody } from '../../src/model/protocol';
 
 /** The vscode-client folder: the nearest folder above this file holding package.json. */
@@ -38,12 +38,13 @@ export function keyOf(f: Frame, groupBy: GroupBy): string {
 
 /**
  * What the flame graph shows of a stack with the debugger hidden: the frames below its last
- * debugger frame; one DEBUGGER_FUNCTION frame when only native frames (or none) follow it.
+ * debugger frame (origin "debugger", as the daemon marks them); one DEBUGGER_FUNCTION frame when
+ * only native frames (or none) follow it.
  */
 export function programStack(stack: Frame[]): Frame[] {
   let last = -1;
   stack.forEach((f, i) => {
-    if (isDebuggerFrame(f)) last = i;
+    if (f.origin === 'debugger') last = i;
   });
   const rest = stack.slice(last + 1);
   if (last >= 0 && rest.every((f) => f.native)) return [{ file: '', line: 0, function: DEBUGGER_FUNCTION }];
@@ -134,7 +135,9 @@ export function mulberry32(seed: number): () => number {
 /**
  * A random stream obeying the protocol (one ID per distinct frame): frames announced in the batch that first uses them,
  * random depths (0 included), recursion, shared function names on several lines, threads, and
- * sometimes no threadIds; with `debugger`, frames of debugpy too (Python and compiled).
+ * sometimes no threadIds; with `debugger`, frames of debugpy too (Python and compiled, marked
+ * origin "debugger" as the daemon marks them), and a program frame whose path merely looks like
+ * debugpy's (the client must not judge by paths).
  */
 export function randomStream(seed: number, batches: number, opts: { withThreads?: boolean; debugger?: boolean } = {}): ProfilingDataBody[] {
   const rnd = mulberry32(seed);
@@ -153,10 +156,11 @@ export function randomStream(seed: number, batches: number, opts: { withThreads?
     for (let i = 0; i < 6; i++) {
       const frame: Frame =
         i === 5
-          ? { file: '', line: 0, function: 'trace_dispatch_ext', native: true, module: `${pydevd}/_pydevd_bundle/ext.so` }
-          : { file: `${pydevd}/pydevd${i % 2}.py`, line: 10 + i, function: `dbg_${i % 3}` };
+          ? { file: '', line: 0, function: 'trace_dispatch_ext', native: true, module: `${pydevd}/_pydevd_bundle/ext.so`, origin: 'debugger' }
+          : { file: `${pydevd}/pydevd${i % 2}.py`, line: 10 + i, function: `dbg_${i % 3}`, origin: 'debugger' };
       pool.push([1_000_003 + i * 7919, frame]);
     }
+    pool.push([1_000_901, { file: '/home/me/debugpy/notes.py', line: 3, function: 'looks_like_debugpy' }]);
   }
   const seenIds = new Set<number>();
   const uniquePool = pool.filter(([id]) => (seenIds.has(id) ? false : (seenIds.add(id), true)));

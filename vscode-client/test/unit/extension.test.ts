@@ -67,8 +67,9 @@ test('start sends the settings, shows the panel and status bar; data updates the
   const panel = fake.panels[0];
   assert.match(panel.html, /Content-Security-Policy/);
   assert.match(panel.html, /dist\/webview\.js/);
-  panel.receive({ type: 'ready' });
-  assert.deepEqual(panel.posted.at(-1), { type: 'run', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250 } });
+  panel.receive({ type: 'ready', hideDebugger: true });
+  // Nothing received yet: the replay of the run is empty.
+  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250 }, bodies: [], omittedSamples: 0 });
 
   for (const body of DATA.slice(0, 3)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
   const n = DATA.slice(0, 3).reduce((a, b) => a + b.sampleCount, 0);
@@ -78,12 +79,13 @@ test('start sends the settings, shows the panel and status bar; data updates the
   assert.equal(fake.contexts.get(CONTEXT_HAS_PROFILE), true);
 
   await fake.commands.get('dapprof.stopProfiling')!();
-  assert.deepEqual(s.requests[1], ['stopProfiling', {}]);
+  assert.deepEqual(s.requests[1], ['stopProfiling', { hideDebugger: true }], 'the summary leaves out what the panel hides');
   assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
   assert.equal(fake.contexts.get(CONTEXT_CAN_START), true, 'profiling can start again');
   assert.equal(fake.statusBar.visible, false);
   assert.deepEqual(panel.posted.at(-1), { type: 'stopped', stopped: { summary: { sampleCount: 5, duration: 200, errorCount: 1, droppedSampleCount: 0 }, reason: 'stopProfiling' } });
   assert.match(fake.infos.at(-1)!, /^Profiling stopped: 5 samples in 0\.2 s, 1 read errors\.$/);
+  assert.deepEqual(fake.infoChoices.at(-1), ['Show Flame Graph', 'Export…'], 'no top functions from the daemon: no summary to show');
   // A late event after the run ended is ignored.
   fake.onCustomEvent.fire({ session: s, event: 'profilingData', body: DATA[3] });
   assert.equal(panel.posted.filter((m) => (m as { type: string }).type === 'data').length, 3);
@@ -142,7 +144,7 @@ test('profilingStopped ends the run: exited shows the summary, error shows the m
   adapterAnswers(s);
   startSession(s, true);
   await controller.startProfiling(s as never);
-  fake.panels[0].receive({ type: 'ready' });
+  fake.panels[0].receive({ type: 'ready', hideDebugger: true });
   fake.onCustomEvent.fire({ session: s, event: 'profilingData', body: DATA[0] });
   fake.onCustomEvent.fire({ session: s, event: 'profilingStopped', body: { reason: 'exited', message: 'Process 4242 exited.', sampleCount: 523, duration: 2617.0, errorCount: 0, droppedSampleCount: 0 } });
   assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
@@ -158,7 +160,7 @@ test('profilingStopped ends the run: exited shows the summary, error shows the m
   assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
 });
 
-test('the session ending while profiling stops the run; its profile stays exportable', async () => {
+test('the session ending while profiling stops the run; the panel keeps it, the daemon no longer has it to export', async () => {
   const s = makeSession('d');
   adapterAnswers(s);
   startSession(s, true);
@@ -169,49 +171,30 @@ test('the session ending while profiling stops the run; its profile stays export
   fake.onActiveChanged.fire(undefined);
   assert.equal(fake.statusBar.visible, false);
   assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), false);
-  assert.equal(fake.contexts.get(CONTEXT_HAS_PROFILE), true);
+  assert.equal(fake.contexts.get(CONTEXT_HAS_PROFILE), false, 'no live session holds a run');
+  // The fallback summary: the totals of the batches received, nothing ranked by the client.
+  const total = DATA.reduce((a, b) => a + b.sampleCount, 0);
+  const log = fake.output.get('dapprof')!;
+  assert.ok(log[0].startsWith(`Profiling of "session d" stopped (disconnected): ${total.toLocaleString('en-US')} samples in `), log[0]);
+  assert.ok(!log.some((l) => l.startsWith('Top functions')));
 
   fake.quickPick = 'speedscope';
-  fake.saveUri = Uri.file('/ws/out.speedscope.json');
-  const uri = await controller.exportProfile();
-  assert.equal(uri?.fsPath, '/ws/out.speedscope.json');
-  const written = JSON.parse(new TextDecoder().decode(fake.written.get('/ws/out.speedscope.json')));
-  assert.equal(written.$schema, 'https://www.speedscope.app/file-format-schema.json');
-  const total = DATA.reduce((a, b) => a + b.sampleCount, 0);
-  // weights are milliseconds at the rate in effect (250 Hz: 4 ms a sample)
-  const weights = written.profiles.reduce((a: number, p: { weights: number[] }) => a + p.weights.reduce((x: number, y: number) => x + y, 0), 0);
-  assert.equal(weights, total * 4);
-  assert.deepEqual(fake.executed.at(-1), ['vscode.open', uri]);
-
-  fake.quickPick = 'cpuprofile';
-  fake.saveUri = Uri.file('/ws/out.cpuprofile');
-  await fake.commands.get('dapprof.exportProfile')!();
-  const cp = JSON.parse(new TextDecoder().decode(fake.written.get('/ws/out.cpuprofile')));
-  assert.equal(cp.samples.length, total);
+  assert.equal(await controller.exportProfile(), undefined);
+  assert.match(fake.infos.at(-1)!, /"session d" has ended/);
+  assert.ok(!s.requests.some(([c]) => c === 'exportProfile'), 'an ended session is not asked');
+  // The panel still shows the ended run.
+  await fake.commands.get('dapprof.showFlameGraph')!();
+  fake.panels[0].receive({ type: 'ready', hideDebugger: true });
+  const replay = fake.panels[0].posted.at(-1) as { type: string; bodies: unknown[]; stopped: { reason: string } };
+  assert.equal(replay.type, 'replay');
+  assert.equal(replay.bodies.length, DATA.length);
+  assert.equal(replay.stopped.reason, 'disconnected');
 });
 
-test('export without any profile says so and writes nothing', async () => {
+test('export without any profile says so and asks nothing', async () => {
   assert.equal(await controller.exportProfile('speedscope'), undefined);
   assert.match(fake.infos[0], /no profile to export/);
   assert.equal(fake.written.size, 0);
-});
-
-test('a panel opened after data arrived gets a snapshot equal to the stream so far', async () => {
-  fake.config = { 'dapprof.profiling.openFlameGraph': false };
-  const s = makeSession('e');
-  adapterAnswers(s);
-  startSession(s, true);
-  await controller.startProfiling(s as never);
-  assert.equal(fake.panels.length, 0, 'openFlameGraph: false keeps it closed');
-  for (const body of DATA.slice(0, 10)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
-  await fake.commands.get('dapprof.showFlameGraph')!();
-  const panel = fake.panels[0];
-  panel.receive({ type: 'ready' });
-  const snap = panel.posted.at(-1) as { type: string; snapshot: { stacks: Array<[number, number[], number]>; totals: { sampleCount: number } } };
-  assert.equal(snap.type, 'snapshot');
-  const n = DATA.slice(0, 10).reduce((a, b) => a + b.sampleCount, 0);
-  assert.equal(snap.snapshot.totals.sampleCount, n);
-  assert.equal(snap.snapshot.stacks.reduce((a, x) => a + x[2], 0), n);
 });
 
 test('open source resolves relative paths against the session cwd and opens the line', async () => {

@@ -1,7 +1,6 @@
 // Frame map, stack reconstruction and incremental aggregation of the profile model.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { toCpuProfile, toSpeedscope } from '../../src/model/export';
 import { GroupBy, KeyInfo, ProfileModel, UNKNOWN_THREAD } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { flattenModelStats, flattenModelTree, randomStream, readStream, referenceAggregate, sortedEntries } from '../support/reference';
@@ -176,29 +175,6 @@ test('the fixture streams aggregate like the reference, in every view', () => {
   }
 });
 
-test('a snapshot replays into an equal model', () => {
-  const stream = randomStream(11, 30);
-  const m = new ProfileModel();
-  for (const b of stream) m.addBatch(b);
-  const copy = new ProfileModel();
-  copy.addSnapshot(JSON.parse(JSON.stringify(m.snapshot())));
-  for (const g of ['line', 'function'] as GroupBy[]) {
-    assert.deepEqual(sortedEntries(flattenModelTree(copy, g)), sortedEntries(flattenModelTree(m, g)));
-    for (const t of m.threadList()) assert.deepEqual(sortedEntries(flattenModelTree(copy, g, t.id)), sortedEntries(flattenModelTree(m, g, t.id)));
-    assert.deepEqual(sortedEntries(flattenModelStats(copy, g)), sortedEntries(flattenModelStats(m, g)));
-  }
-  assert.deepEqual(copy.totals, m.totals);
-  // Further batches continue the replayed model like the original.
-  const more = randomStream(12, 5).map((b) => ({ ...b, newFrames: {} }));
-  const known = new Set(m.frameIds);
-  for (const b of more) b.samples = b.samples.map((s) => s.filter((id) => known.has(id)));
-  for (const b of more) {
-    m.addBatch(b);
-    copy.addBatch(b);
-  }
-  assert.deepEqual(sortedEntries(flattenModelTree(copy, 'line')), sortedEntries(flattenModelTree(m, 'line')));
-});
-
 test('adding a batch costs in proportion to the batch, not to the samples before it', () => {
   // Count node visits through the tree's insert: a batch of n samples of depth d touches n * (d + 1) nodes,
   // however many samples came before. Measured by instrumenting CallTree.insert, not by timing.
@@ -218,44 +194,4 @@ test('adding a batch costs in proportion to the batch, not to the samples before
     perBatch.push([visits, b.samples.reduce((a, s) => a + s.length + 1, 0)]);
   }
   for (const [v, expected] of perBatch) assert.equal(v, expected);
-});
-
-test('speedscope and cpuprofile exports carry every sample', () => {
-  const m = new ProfileModel();
-  for (const b of readStream('synthetic-stream.jsonl')) m.addBatch(b);
-  const n = m.totals.sampleCount;
-  const ss = toSpeedscope(m, { sampleIntervalMs: 10 }) as {
-    shared: { frames: Array<{ name: string; file?: string; line?: number }> };
-    profiles: Array<{ type: string; unit: string; samples: number[][]; weights: number[]; endValue: number; name: string }>;
-  };
-  assert.equal(ss.profiles.length, 3);
-  assert.equal(ss.profiles.reduce((a, p) => a + p.weights.reduce((x, y) => x + y, 0), 0), n * 10);
-  assert.equal(ss.profiles[0].name, 'MainThread (31337)');
-  for (const p of ss.profiles) {
-    assert.equal(p.type, 'sampled');
-    assert.equal(p.unit, 'milliseconds');
-    for (const s of p.samples) for (const i of s) assert.ok(ss.shared.frames[i]);
-  }
-  assert.ok(ss.shared.frames.some((f) => f.name === 'time.sleep [/usr/lib/python3.12/lib-dynload/time.cpython-312-x86_64-linux-gnu.so]'));
-  const cp = toCpuProfile(m, { sampleIntervalMs: 10 }) as {
-    nodes: Array<{ id: number; hitCount: number; children: number[]; callFrame: { functionName: string; url: string; lineNumber: number } }>;
-    samples: number[];
-    timeDeltas: number[];
-    endTime: number;
-  };
-  assert.equal(cp.samples.length, n);
-  assert.equal(cp.timeDeltas.length, n);
-  assert.equal(cp.nodes.reduce((a, x) => a + x.hitCount, 0), n);
-  const ids = new Set(cp.nodes.map((x) => x.id));
-  for (const s of cp.samples) assert.ok(ids.has(s));
-  for (const x of cp.nodes) for (const c of x.children) assert.ok(ids.has(c));
-  const main = cp.nodes.find((x) => x.callFrame.functionName === 'main')!;
-  assert.equal(main.callFrame.url, 'file:///app/main.py');
-  assert.equal(main.callFrame.lineNumber, 51, 'cpuprofile lines are 0-based');
-  assert.equal(cp.endTime, n * 10000);
-  // Each sample lasts until the next one, the last until endTime (how DevTools and VS Code's
-  // profile viewer read it): one interval each, none lost.
-  const times = cp.timeDeltas.map((_, i) => cp.timeDeltas.slice(0, i + 1).reduce((a, b) => a + b, 0));
-  const durations = times.map((t, i) => (i + 1 < times.length ? times[i + 1] : cp.endTime) - t);
-  assert.ok(durations.every((d) => d === 10000), 'every sample lasts one interval');
 });

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startArgumentsFromSettings } from '../../src/extension/controller';
+import { EXPORT_FORMATS } from '../../src/extension/export';
 import { DEFAULT_FORMAT, PROFILE_FORMATS, ProfilingErrorId, START_DEFAULTS, START_RANGES } from '../../src/model/protocol';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { clientRoot, randomStream, readStream, repoRoot } from '../support/reference';
@@ -109,4 +110,13 @@ test('the generated constants are the schemas\' values', () => {
   for (const [k, v] of Object.entries(START_DEFAULTS)) assert.equal(v, start[k].default, k);
   for (const [k, r] of Object.entries(START_RANGES)) assert.deepEqual([r.minimum, r.maximum], [start[k].minimum, start[k].maximum], k);
   validate('startProfilingArguments', START_DEFAULTS);
+});
+
+test('the stop and export arguments the extension sends are valid, and it offers every export format', () => {
+  for (const hideDebugger of [false, true]) {
+    validate('stopProfilingArguments', { hideDebugger });
+    for (const { format } of EXPORT_FORMATS) validate('exportProfileArguments', { format, hideDebugger });
+  }
+  const formats = (schemas.exportProfileArguments.properties as Record<string, { enum?: string[] }>).format.enum;
+  assert.deepEqual(EXPORT_FORMATS.map((f) => f.format), formats);
 });

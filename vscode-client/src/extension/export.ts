@@ -1,0 +1,83 @@
+// Export Profile…: the daemon writes the document (exportProfile request), the extension only
+// asks for the format and the file and saves what it got. The daemon is the one writer of every
+// profile format, for this extension and for `dapprof record` alike, and it keeps a finished run
+// until the next start, so a run stays exportable while its debug session lasts.
+
+import * as vscode from 'vscode';
+import type { ExportProfileArguments, ExportProfileResponseBody } from '../model/protocol';
+import { errorMessage } from './session';
+
+export type ExportFormat = NonNullable<ExportProfileArguments['format']>;
+
+/** Every format of the protocol (schemas/exportProfileArguments.schema.json), as offered to pick. */
+export const EXPORT_FORMATS: ReadonlyArray<{ format: ExportFormat; description: string }> = [
+  { format: 'speedscope', description: 'speedscope JSON — opens in speedscope.app' },
+  { format: 'cpuprofile', description: "Chrome DevTools and VS Code's profile viewer" },
+  { format: 'collapsed', description: 'folded stacks, one line each — flamegraph.pl and similar tools' },
+  { format: 'flamegraph', description: 'an interactive SVG flame graph for any browser' },
+  { format: 'chrometrace', description: "Chrome's trace viewer and Perfetto — samples on a timeline" },
+];
+
+export function isExportFormat(x: unknown): x is ExportFormat {
+  return EXPORT_FORMATS.some((f) => f.format === x);
+}
+
+/** "app.speedscope.json", "app.cpuprofile": the format in the name when the extension does not say it. */
+export function exportFileName(base: string, format: ExportFormat, extension: string): string {
+  const safe = (base || 'profile').replace(/[^\w.-]+/g, '_');
+  return extension === format ? `${safe}.${extension}` : `${safe}.${format}.${extension}`;
+}
+
+export interface ExportRequest {
+  session: vscode.DebugSession;
+  /** A format from the caller (a command argument); asked for when absent. */
+  format?: ExportFormat;
+  /** The panel's "Hide debugger" choice now, so that the file holds what the panel shows. */
+  hideDebugger: boolean;
+  /** Whether VS Code already showed the error response of the request (showUser). */
+  errorShown: () => boolean;
+}
+
+/** Asks for a format, has the daemon write the profile, saves it where the user says, opens it. */
+export async function exportProfile(req: ExportRequest): Promise<vscode.Uri | undefined> {
+  let format = req.format;
+  if (!format) {
+    const pick = await vscode.window.showQuickPick(
+      EXPORT_FORMATS.map((f) => ({ label: f.format, description: f.description })),
+      { placeHolder: 'Export the profile as' },
+    );
+    if (!pick) return undefined;
+    format = pick.label as ExportFormat;
+  }
+  // Asked before the file is chosen: the daemon's refusal (no run yet) comes before the dialog,
+  // and its extension names the file.
+  const args: ExportProfileArguments = { format, hideDebugger: req.hideDebugger };
+  let body: ExportProfileResponseBody;
+  try {
+    body = (await req.session.customRequest('exportProfile', args)) as ExportProfileResponseBody;
+  } catch (e) {
+    if (!req.errorShown()) void vscode.window.showErrorMessage(`Could not export the profile of "${req.session.name}": ${errorMessage(e)}`);
+    return undefined;
+  }
+  if (!body || typeof body.content !== 'string') {
+    void vscode.window.showErrorMessage(`Could not export the profile of "${req.session.name}": the debug adapter sent no document.`);
+    return undefined;
+  }
+  const extension = /^[a-z]+$/.test(body.fileExtension ?? '') ? body.fileExtension : format === 'cpuprofile' ? 'cpuprofile' : 'txt';
+  const folder = req.session.workspaceFolder?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = exportFileName(req.session.name, format, extension);
+  const uri = await vscode.window.showSaveDialog({
+    defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
+    filters: { [format]: [extension] },
+    saveLabel: 'Export Profile',
+  });
+  if (!uri) return undefined;
+  try {
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(body.content));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Could not write the profile to ${uri.fsPath}: ${errorMessage(e)}`);
+    return undefined;
+  }
+  await vscode.commands.executeCommand('vscode.open', uri);
+  return uri;
+}

@@ -1,0 +1,71 @@
+// The profilingData stream of one run, kept raw by the extension host. The host does not
+// aggregate (the webview is the one place that does): it forwards each batch to the panel and
+// keeps the bodies, so that a panel opened late, or closed and re-opened, replays them through
+// the same code path as live data. Status bar figures come from the batches' own counts.
+
+import type { ProfilingDataBody } from '../model/protocol';
+
+/**
+ * Samples kept for a replay. A sample costs the host about 100-200 bytes (an array of frame IDs)
+ * and as much again in the replay message, so this bounds one run to some tens of MB: 30 min at
+ * 100 Hz of a single thread. Past it the oldest samples go; their frames and threads stay, since
+ * the protocol announces each only once per run.
+ */
+export const MAX_REPLAY_SAMPLES = 200_000;
+
+export interface StreamTotals {
+  sampleCount: number;
+  duration: number;
+  errorCount: number;
+  droppedSampleCount: number;
+  batches: number;
+}
+
+/** What a panel needs to show a run it did not see: the bodies, oldest first. */
+export interface Replay {
+  bodies: ProfilingDataBody[];
+  /** Samples of the run left out of `bodies` (the oldest), 0 when none were. */
+  omittedSamples: number;
+}
+
+export class RunStream {
+  readonly totals: StreamTotals = { sampleCount: 0, duration: 0, errorCount: 0, droppedSampleCount: 0, batches: 0 };
+  private readonly bodies: ProfilingDataBody[] = [];
+  /** Frames and threads of the bodies whose samples were let go, replayed first. */
+  private head: ProfilingDataBody | undefined;
+  private kept = 0;
+  private omitted = 0;
+
+  constructor(private readonly maxSamples = MAX_REPLAY_SAMPLES) {}
+
+  add(body: ProfilingDataBody): void {
+    const t = this.totals;
+    const n = body.samples.length;
+    t.sampleCount += n;
+    t.duration += body.duration;
+    t.errorCount += body.errorCount ?? 0;
+    t.droppedSampleCount += body.droppedSampleCount ?? 0;
+    t.batches++;
+    this.bodies.push(body);
+    this.kept += n;
+    // The newest batch always stays, however big: a replay then shows at least what is current.
+    while (this.kept > this.maxSamples && this.bodies.length > 1) this.letGo(this.bodies.shift()!);
+  }
+
+  replay(): Replay {
+    return { bodies: this.head ? [this.head, ...this.bodies] : [...this.bodies], omittedSamples: this.omitted };
+  }
+
+  private letGo(body: ProfilingDataBody): void {
+    const head = (this.head ??= { newFrames: {}, samples: [], sampleCount: 0, duration: 0, threads: {}, threadIds: [], droppedSampleCount: 0, errorCount: 0 });
+    Object.assign(head.newFrames, body.newFrames);
+    // Later announcements of a thread replace earlier ones, as in the stream.
+    Object.assign(head.threads!, body.threads ?? {});
+    // The run's read errors and dropped samples stay counted; its duration goes with the
+    // samples, so that the rate the panel shows is the rate of what it shows.
+    head.droppedSampleCount! += body.droppedSampleCount ?? 0;
+    head.errorCount! += body.errorCount ?? 0;
+    this.kept -= body.samples.length;
+    this.omitted += body.samples.length;
+  }
+}

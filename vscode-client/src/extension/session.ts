@@ -1,0 +1,70 @@
+// What the extension knows of one debug session's profiling: whether its adapter supports it,
+// the run state, and the current or last run's raw stream (kept for the panel, see run-stream.ts).
+
+import * as vscode from 'vscode';
+import type { ProfilingSummary, StartProfilingArguments } from '../model/protocol';
+import type { RunInfo, StoppedInfo } from '../webview/messages';
+import type { RunStream } from './run-stream';
+
+export type ProfilingStatus = 'idle' | 'starting' | 'profiling' | 'stopping';
+
+/** The profiling requests, whose error responses the extension shows. */
+export type ProfilingCommand = 'startProfiling' | 'stopProfiling' | 'exportProfile';
+
+export interface SessionProfile {
+  session: vscode.DebugSession;
+  supportsProfiling: boolean;
+  status: ProfilingStatus;
+  ended: boolean;
+  /** The current or last run; undefined before the first start. */
+  run?: RunInfo;
+  stream?: RunStream;
+  stopped?: StoppedInfo;
+  error?: string;
+  /**
+   * The profiling request whose error response VS Code has already shown to the user: it does so
+   * itself for DAP errors marked showUser, as dapprof marks them. The extension then does not
+   * show the same message a second time.
+   */
+  errorShownFor?: ProfilingCommand;
+}
+
+export function newSessionProfile(session: vscode.DebugSession): SessionProfile {
+  return { session, supportsProfiling: false, status: 'idle', ended: false };
+}
+
+export function startArgumentsFromSettings(cfg: vscode.WorkspaceConfiguration): StartProfilingArguments {
+  return {
+    rate: cfg.get<number>('rate', 100),
+    native: cfg.get<boolean>('native', false),
+    nonblocking: cfg.get<boolean>('nonblocking', false),
+    idle: cfg.get<boolean>('idle', false),
+    gil: cfg.get<boolean>('gil', false),
+    subprocesses: cfg.get<boolean>('subprocesses', false),
+    batchIntervalMs: cfg.get<number>('batchIntervalMs', 100),
+  };
+}
+
+/** The message of a rejected customRequest: VS Code rejects with the error response's message. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** The session a command applies to: its argument (a session or `{sessionId}`), else the active one. */
+export function sessionFromArg(sessions: ReadonlyMap<string, SessionProfile>, arg: unknown): vscode.DebugSession | undefined {
+  const id =
+    arg && typeof arg === 'object'
+      ? (arg as { sessionId?: unknown }).sessionId ?? ((arg as { id?: unknown; customRequest?: unknown }).customRequest ? (arg as { id: unknown }).id : undefined)
+      : undefined;
+  if (typeof id === 'string') {
+    const s = sessions.get(id);
+    if (s) return s.session;
+  }
+  return vscode.debug.activeDebugSession;
+}
+
+/** When the daemon gave no summary: the totals of the batches received, and no top functions. */
+export function localSummary(st: SessionProfile): ProfilingSummary {
+  const t = st.stream?.totals;
+  return { sampleCount: t?.sampleCount ?? 0, duration: t?.duration ?? 0, errorCount: t?.errorCount ?? 0, droppedSampleCount: t?.droppedSampleCount ?? 0 };
+}

@@ -1,0 +1,23 @@
+// The view choices kept in the webview's state (vscode.getState/setState), so that they survive
+// the page being reloaded: grouping, table sort and "Hide debugger".
+
+import type { GroupBy } from '../model/profile';
+import type { TableSort } from './table';
+
+export interface Persisted {
+  groupBy: GroupBy;
+  tableSort: TableSort;
+  hideDebugger: boolean;
+}
+
+export const DEFAULTS: Persisted = { groupBy: 'function', tableSort: 'self', hideDebugger: true };
+
+/** The stored choices, each checked (a state from an older page may lack or mistype one). */
+export function loadPersisted(state: unknown): Persisted {
+  const p = (state ?? {}) as Partial<Record<keyof Persisted, unknown>>;
+  return {
+    groupBy: p.groupBy === 'line' || p.groupBy === 'function' ? p.groupBy : DEFAULTS.groupBy,
+    tableSort: p.tableSort === 'self' || p.tableSort === 'total' ? p.tableSort : DEFAULTS.tableSort,
+    hideDebugger: typeof p.hideDebugger === 'boolean' ? p.hideDebugger : DEFAULTS.hideDebugger,
+  };
+}

@@ -1,0 +1,171 @@
+// The page's toolbar: the state and statistics of the run, and the controls (search, thread,
+// grouping, "Hide debugger", reset zoom). It only shows values and reports the user's changes;
+// the App owns the view state.
+
+import type { GroupBy, ModelTotals } from '../model/profile';
+import { threadLabel } from '../model/profile';
+import type { ThreadInfo } from '../model/protocol';
+import { el, nf } from './dom';
+import type { RunInfo, StoppedInfo } from './messages';
+
+export type ViewState = 'idle' | 'waiting' | 'live' | 'stopped' | 'error';
+
+export interface ToolbarEvents {
+  search(q: string): void;
+  thread(thread: number | undefined): void;
+  groupBy(g: GroupBy): void;
+  hideDebugger(hide: boolean): void;
+  resetZoom(): void;
+}
+
+/** What the header says about the run. */
+export interface HeaderView {
+  state: ViewState;
+  run: RunInfo | undefined;
+  stopped: StoppedInfo | undefined;
+  errorMessage: string;
+  totals: ModelTotals;
+  /** Samples of the run the page never received (it opened late, past what the host keeps). */
+  omittedSamples: number;
+}
+
+export function seconds(ms: number): string {
+  return ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${(ms / 1000).toFixed(2)} s`;
+}
+
+const STATE_LABEL: Record<ViewState, string> = { idle: 'Not profiling', waiting: 'Waiting for data', live: 'Live', stopped: 'Stopped', error: 'Error' };
+
+/** The statistics text of the header. */
+export function statsText(h: HeaderView): string {
+  let stats = '';
+  if (h.state === 'stopped' && h.stopped) {
+    const s = h.stopped.summary;
+    stats = `${nf.format(s.sampleCount)} samples in ${seconds(s.duration)}`;
+    if (s.errorCount) stats += `, ${nf.format(s.errorCount)} read errors`;
+    if (s.droppedSampleCount) stats += `, ${nf.format(s.droppedSampleCount)} dropped`;
+    if (s.outputPath) stats += ` — saved to ${s.outputPath}`;
+    if (h.stopped.message) stats += ` — ${h.stopped.message}`;
+  } else if (h.state === 'error') {
+    stats = h.errorMessage;
+  } else if (h.state !== 'idle') {
+    const t = h.totals;
+    const rate = t.duration > 0 ? (t.sampleCount * 1000) / t.duration : 0;
+    stats = `${nf.format(t.sampleCount)} samples`;
+    if (t.duration > 0) stats += ` · ${rate.toFixed(rate >= 100 ? 0 : 1)} samples/s over ${seconds(t.duration)}`;
+    if (t.droppedSampleCount) stats += ` · ${nf.format(t.droppedSampleCount)} dropped`;
+    if (t.errorCount) stats += ` · ${nf.format(t.errorCount)} read errors`;
+  }
+  if (h.omittedSamples > 0 && h.state !== 'idle' && h.state !== 'error') stats += ` · the first ${nf.format(h.omittedSamples)} samples are not shown (the panel opened late; an export has them)`;
+  return stats;
+}
+
+/** The message over the graph, or '' when the graph speaks for itself. */
+export function overlayText(state: ViewState, total: number, oneThread: boolean, idleMessage: string, errorMessage: string): string {
+  if (state === 'idle') return idleMessage;
+  if (state === 'waiting') return 'Waiting for profiling data…';
+  if (state === 'error' && total === 0) return errorMessage;
+  if (total === 0) return oneThread ? 'No samples in this thread.' : 'No samples.';
+  return '';
+}
+
+export class Toolbar {
+  readonly element: HTMLElement;
+  readonly searchEl: HTMLInputElement;
+  readonly resetEl: HTMLButtonElement;
+  private readonly stateEl = el('span', { className: 'state', id: 'state' });
+  private readonly statsEl = el('span', { className: 'stats', id: 'stats' });
+  readonly matchEl = el('span', { className: 'match', id: 'match' });
+  private readonly threadEl: HTMLSelectElement;
+  private readonly groupEl: HTMLSelectElement;
+  private readonly debuggerEl: HTMLInputElement;
+  private threadsShown = '';
+
+  constructor(initial: { groupBy: GroupBy; hideDebugger: boolean }, events: ToolbarEvents) {
+    this.searchEl = el('input', { type: 'search', id: 'search', placeholder: 'Search (Ctrl+F)', spellcheck: false });
+    this.searchEl.setAttribute('aria-label', 'Search functions and files');
+    this.threadEl = el('select', { id: 'thread', title: 'Thread' });
+    this.threadEl.setAttribute('aria-label', 'Thread');
+    this.groupEl = el(
+      'select',
+      { id: 'group', title: 'Group by' },
+      el('option', { value: 'function', textContent: 'By function' }),
+      el('option', { value: 'line', textContent: 'By line' }),
+    );
+    this.groupEl.setAttribute('aria-label', 'Group by');
+    this.groupEl.value = initial.groupBy;
+    this.debuggerEl = el('input', { type: 'checkbox', id: 'hide-debugger', checked: initial.hideDebugger });
+    const debuggerLabel = el(
+      'label',
+      { className: 'check', title: "Hide debugpy's frames: each stack starts below the debugger's last frame; samples taken in the debugger itself show as (debugger)" },
+      this.debuggerEl,
+      'Hide debugger',
+    );
+    this.resetEl = el('button', { id: 'reset', textContent: 'Reset zoom', title: 'Reset zoom (Escape)' });
+    this.element = el(
+      'header',
+      { className: 'toolbar' },
+      this.stateEl,
+      this.statsEl,
+      el('span', { className: 'spacer' }),
+      this.searchEl,
+      this.matchEl,
+      this.threadEl,
+      this.groupEl,
+      debuggerLabel,
+      this.resetEl,
+    );
+
+    this.searchEl.addEventListener('input', () => events.search(this.searchEl.value));
+    this.searchEl.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        e.stopPropagation();
+        if (this.searchEl.value) events.search('');
+        else this.searchEl.blur();
+      }
+    });
+    this.threadEl.addEventListener('change', () => events.thread(this.threadEl.value === 'all' ? undefined : Number(this.threadEl.value)));
+    this.groupEl.addEventListener('change', () => events.groupBy(this.groupEl.value as GroupBy));
+    this.debuggerEl.addEventListener('change', () => events.hideDebugger(this.debuggerEl.checked));
+    this.resetEl.addEventListener('click', () => events.resetZoom());
+  }
+
+  showSearch(q: string): void {
+    if (this.searchEl.value !== q) this.searchEl.value = q;
+  }
+  showThread(thread: number | undefined): void {
+    this.threadEl.value = thread === undefined ? 'all' : String(thread);
+  }
+  showGroupBy(g: GroupBy): void {
+    this.groupEl.value = g;
+  }
+  showHideDebugger(hide: boolean): void {
+    this.debuggerEl.checked = hide;
+  }
+
+  /** Forgets the thread list, so that the next refresh rebuilds it. */
+  clearThreads(): void {
+    this.threadsShown = '';
+  }
+
+  /** The thread choices, rebuilt only when a thread or a name changed. */
+  refreshThreads(list: Array<{ id: number; info?: ThreadInfo }>, current: number | undefined): void {
+    const sig = list.map((t) => `${t.id}:${t.info?.name ?? ''}`).join('|');
+    if (sig === this.threadsShown) return;
+    this.threadsShown = sig;
+    const opts = [el('option', { value: 'all', textContent: 'All threads' })];
+    for (const t of list) opts.push(el('option', { value: String(t.id), textContent: threadLabel(t.id, t.info) }));
+    this.threadEl.replaceChildren(...opts);
+    this.showThread(current);
+    if (this.threadEl.value === '') this.threadEl.value = 'all';
+  }
+
+  updateHeader(h: HeaderView): void {
+    this.stateEl.dataset.state = h.state;
+    this.stateEl.textContent = STATE_LABEL[h.state];
+    if (h.run && h.state !== 'idle') {
+      const who = [h.run.session, h.run.pid ? `pid ${h.run.pid}` : '', h.run.pythonVersion ? `Python ${h.run.pythonVersion}` : ''].filter(Boolean).join(', ');
+      this.statsEl.title = who;
+    }
+    this.statsEl.textContent = statsText(h);
+  }
+}

@@ -1,0 +1,48 @@
+// The tooltip of the node under the mouse: function, location, samples and shares.
+
+import { CallNode, KeyInfo, locationLabel } from '../model/profile';
+import { el, nf, pct } from './dom';
+import type { FlameGraph } from './flame';
+
+export class Tooltip {
+  readonly element = el('div', { id: 'tooltip', className: 'tooltip', hidden: true });
+
+  constructor(
+    private readonly graph: FlameGraph,
+    private readonly graphEl: HTMLElement,
+    private readonly infoOf: (node: CallNode) => KeyInfo,
+  ) {
+    this.element.setAttribute('role', 'tooltip');
+  }
+
+  hide(): void {
+    this.element.hidden = true;
+  }
+
+  /** Shows `node` near the canvas point (x, y). */
+  show(node: CallNode, x: number, y: number): void {
+    const total = this.graph.tree!.root.total;
+    const parentTotal = node.parent ? node.parent.total : node.total;
+    const tip = this.element;
+    if (node.parent === null) {
+      tip.replaceChildren(el('div', { className: 'fn', textContent: this.graph.rootLabel }), el('div', { textContent: `${nf.format(total)} samples` }));
+    } else {
+      const info = this.infoOf(node);
+      tip.replaceChildren(
+        el('div', { className: 'fn', textContent: info.function }),
+        el('div', { className: 'loc', textContent: locationLabel(info) }),
+        el('div', { className: 'samples', textContent: `${nf.format(node.total)} samples · ${pct(node.total, total)} of total · ${pct(node.total, parentTotal)} of parent` }),
+        el('div', { className: 'self', textContent: `own: ${nf.format(node.self)} samples (${pct(node.self, total)})` }),
+      );
+    }
+    tip.hidden = false;
+    const gr = this.graphEl.getBoundingClientRect();
+    const cx = gr.left + x - this.graphEl.scrollLeft, cy = gr.top + y - this.graphEl.scrollTop;
+    const tw = tip.offsetWidth, th = tip.offsetHeight;
+    let left = cx + 14, top = cy + 16;
+    if (left + tw > window.innerWidth - 4) left = Math.max(4, cx - tw - 10);
+    if (top + th > window.innerHeight - 4) top = Math.max(4, cy - th - 10);
+    tip.style.left = `${left}px`;
+    tip.style.top = `${top}px`;
+  }
+}
