@@ -15,19 +15,27 @@ import zipapp
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE = "dapprof_client"
+MAIN = f"""import sys
+
+from {PACKAGE}.cli import main
+
+sys.exit(main())
+"""
 
 
 def build(target: str, interpreter: str = "/usr/bin/env python3") -> str:
     """Writes the zip application to `target`; returns its absolute path."""
     target = os.path.abspath(target)
     with tempfile.TemporaryDirectory() as stage:
-        # The archive holds the package itself (its modules import each other relatively) and
-        # zipapp's __main__.py, which calls its command line.
+        # The archive holds the package itself (its modules import each other relatively) and a
+        # __main__.py that runs its command line and exits with its status (zipapp's own
+        # main= would drop the status).
         shutil.copytree(os.path.join(HERE, PACKAGE), os.path.join(stage, PACKAGE),
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        with open(os.path.join(stage, "__main__.py"), "w", encoding="utf-8") as f:
+            f.write(MAIN)
         os.makedirs(os.path.dirname(target), exist_ok=True)
-        zipapp.create_archive(stage, target, interpreter=interpreter,
-                              main=f"{PACKAGE}.cli:main")
+        zipapp.create_archive(stage, target, interpreter=interpreter)
     return target
 
 

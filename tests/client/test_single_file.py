@@ -54,6 +54,13 @@ def test_the_single_file_profiles_a_program(python, pyz, run_client, tmp_path):
     assert "<svg" in (tmp_path / "one.svg").read_text()[:2000]
 
 
+def test_the_single_file_exits_with_the_clients_status(pyz, run_client):
+    run = run_client("--dapprof", "/nonexistent/dapprof", str(APP), client=pyz)
+    assert run.returncode == 1 and "cannot start /nonexistent/dapprof" in run.stderr, run
+    run = run_client("--duration", "-1", str(APP), client=pyz)
+    assert run.returncode == 2, run
+
+
 def test_the_single_file_is_also_a_library(pyz):
     code = ("import dapprof_client, sys; from dapprof_client import Session, StreamDecoder; "
             "assert dapprof_client.__file__.startswith(sys.argv[1]), dapprof_client.__file__; "
