@@ -59,6 +59,20 @@ Disposition stop_profiling(Session& session, Json& request) {
   return Disposition::Consume;
 }
 
+Disposition export_profile(Session& session, Json& request) {
+  auto arguments = protocol::ExportProfileArguments::parse(member(request, "arguments"));
+  if (!arguments) {
+    session.respond_error(request, protocol::from_error(arguments.error()));
+  } else if (!session.profiler().exportable()) {
+    session.respond_error(request, protocol::errors::no_profile());
+  } else if (auto exported = session.profiler().export_profile(*arguments); !exported) {
+    session.respond_error(request, protocol::from_error(exported.error()));
+  } else {
+    session.respond(request, std::move(*exported));
+  }
+  return Disposition::Consume;
+}
+
 Disposition disconnect_request(Session& session, Json&) {
   session.note_disconnect_requested();
   session.end_profiling_run(0, protocol::StoppedReason::Disconnected);
@@ -121,6 +135,7 @@ Handler find(const Table& table, std::string_view key) {
 Handler find_client_request_handler(std::string_view command) {
   static const Table table{{"startProfiling", &start_profiling},
                            {"stopProfiling", &stop_profiling},
+                           {"exportProfile", &export_profile},
                            {"disconnect", &disconnect_request}};
   return find(table, command);
 }

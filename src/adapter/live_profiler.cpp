@@ -14,6 +14,7 @@
 #include "adapter/profile_file.hpp"
 #include "adapter/profiler.hpp"
 #include "formats/profile.hpp"
+#include "formats/writers.hpp"
 #include "protocol/backlog.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/sampling.hpp"
@@ -221,12 +222,13 @@ class LiveProfiler final : public Profiler {
       finish();
       collectable_ = true;  // until its file is written, if one is asked for
     }
-    auto summary = summarize();
+    auto summary = summarize(arguments.hide_debugger);
     if (arguments.output_path) {
       std::lock_guard lock(run_->mutex);
       run_->recording.duration_us = static_cast<std::int64_t>(summary.duration_ms * 1000);
       // A failed write keeps the run collectable: the client may try another path.
       if (auto written = write_profile_file(run_->recording, arguments.format,
+                                            {.hide_debugger = arguments.hide_debugger},
                                             *arguments.output_path);
           !written)
         return written.error();
@@ -262,12 +264,32 @@ class LiveProfiler final : public Profiler {
       stopped.reason = reason;
       stopped.message = by_sampler ? run_->stop_message : std::string{};
     }
-    stopped.summary = summarize();
+    stopped.summary = summarize(false);
     collectable_ = true;  // a stopProfiling may still write its file
     spdlog::info("profiling ended ({}): {} samples", protocol::to_string(stopped.reason),
                  stopped.summary.sample_count);
     return protocol::to_json(stopped);
   }
+
+  Result<Json> export_profile(const protocol::ExportProfileArguments& arguments) override {
+    // Kept from its start until the next one; a run that failed to start was dropped.
+    if (!run_ || starting_) return Error{"no profile", ErrorCode::Generic};
+    formats::Profile copy;
+    {
+      // Copied so that a run still sampling waits only for the copy, not for the writer.
+      std::lock_guard lock(run_->mutex);
+      copy = run_->recording;
+    }
+    if (copy.duration_us == 0) copy.duration_us = copy.end_us();
+    protocol::ExportProfileResponse response;
+    response.format = arguments.format;
+    response.sample_count = static_cast<std::uint64_t>(copy.samples().size());
+    response.content = formats::to_string(arguments.format, copy,
+                                          {.hide_debugger = arguments.hide_debugger});
+    return protocol::to_json(response);
+  }
+
+  bool exportable() const override { return run_ && !starting_; }
 
   void on_session_end() override { halt(); }
 
@@ -306,13 +328,14 @@ class LiveProfiler final : public Profiler {
     if (run_) run_->sampler.reset();
   }
 
-  protocol::ProfilingSummary summarize() {
+  protocol::ProfilingSummary summarize(bool hide_debugger) {
     std::lock_guard lock(run_->mutex);
     protocol::ProfilingSummary s;
     s.dropped_sample_count = run_->backlog.dropped_total();
     s.sample_count = run_->samples - s.dropped_sample_count;  // delivered
     s.duration_ms = ms_between(run_->started, run_->ended_at);
     s.error_count = run_->errors_reported;
+    s.top_functions = top_functions(run_->recording, hide_debugger);
     return s;
   }
 

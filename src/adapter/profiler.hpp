@@ -59,6 +59,10 @@ class Profiler {
   // profilingStopped body, to send once take_data() is empty; nullopt if already stopped. A run
   // still starting is abandoned (its sampler stops as soon as it is attached).
   virtual std::optional<Json> end_run(std::uint64_t run, protocol::StoppedReason reason) = 0;
+  // A run has started (and is running or ended) since the session began: export_profile works.
+  virtual bool exportable() const = 0;
+  // exportProfile: the current run so far, or the last one, in a format (the response body).
+  virtual Result<Json> export_profile(const protocol::ExportProfileArguments& arguments) = 0;
   // The session is over (either peer went away): stop sampling, never call the link again.
   virtual void on_session_end() = 0;
 };

@@ -24,7 +24,8 @@ std::size_t Profile::FrameHash::operator()(const model::Frame& f) const {
   h = XXH3_64bits_withSeed(f.file.data(), f.file.size(), h);
   h = XXH3_64bits_withSeed(f.module.data(), f.module.size(), h);
   const std::int64_t tail =
-      (static_cast<std::int64_t>(f.line) << 2) | static_cast<std::int64_t>(f.kind);
+      (static_cast<std::int64_t>(f.line) << 3) | (static_cast<std::int64_t>(f.origin) << 1) |
+      static_cast<std::int64_t>(f.kind);
   return static_cast<std::size_t>(XXH3_64bits_withSeed(&tail, sizeof tail, h));
 }
 
@@ -41,7 +42,8 @@ std::uint32_t Profile::add_frame(const model::Frame& frame) {
   auto it = frame_ids_.find(frame);
   if (it != frame_ids_.end()) return it->second;
   const auto id = next_index(frames_.size());
-  frames_.push_back(frame);
+  // Classified here, once per distinct frame, rather than per sample.
+  frames_.push_back(frame.origin == model::FrameOrigin::Program ? model::classified(frame) : frame);
   frame_ids_.emplace(frame, id);
   return id;
 }

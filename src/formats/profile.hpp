@@ -85,7 +85,8 @@ model::Frame thread_frame(const model::ThreadInfo& thread);
 model::Frame process_frame(pid_t pid);
 
 struct WriteOptions {
-  bool threads = false;  // one root per thread (thread ids in the output)
+  bool threads = false;        // one root per thread (thread ids in the output)
+  bool hide_debugger = false;  // without_debugger() first (formats::write applies it)
 };
 
 // The frames writers show for each sample, root first: the profile's frames plus thread/process

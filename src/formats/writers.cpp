@@ -2,11 +2,18 @@
 
 #include <sstream>
 
+#include "formats/debugger_view.hpp"
+
 namespace dapprof::formats {
 
 void write(model::ProfileFormat format, const Profile& profile, std::ostream& out,
            const WriteOptions& options) {
   using model::ProfileFormat;
+  if (options.hide_debugger) {
+    WriteOptions shown = options;
+    shown.hide_debugger = false;
+    return write(format, without_debugger(profile), out, shown);
+  }
   switch (format) {
     case ProfileFormat::Speedscope:
       return write_speedscope(profile, out, options);

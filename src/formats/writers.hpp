@@ -19,6 +19,7 @@ void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOpt
 // V8's .cpuprofile, which VS Code and Chrome DevTools open.
 void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 
+// The entry point: applies options.hide_debugger, then the format's writer.
 void write(model::ProfileFormat format, const Profile& profile, std::ostream& out,
            const WriteOptions& options = {});
 std::string to_string(model::ProfileFormat format, const Profile& profile,

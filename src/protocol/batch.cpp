@@ -56,6 +56,7 @@ Json to_json(const ProfilingBatch& batch) {
     Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
     if (frame.native()) f["native"] = true;
     if (!frame.module.empty()) f["module"] = frame.module;
+    if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
     frames[std::to_string(id)] = std::move(f);
   }
   Json samples = Json::array();
@@ -96,7 +97,8 @@ Status BatchBuilder::add(const model::ThreadStack& thread) {
   for (const auto& frame : thread.frames) {
     auto interned = table_.intern(frame);
     if (!interned) return interned.error();
-    if (interned->is_new) pending_.new_frames.push_back({interned->id, frame});
+    // Classified once, when the frame is first announced.
+    if (interned->is_new) pending_.new_frames.push_back({interned->id, model::classified(frame)});
     *out++ = interned->id;
   }
   pending_.samples.push_back(std::move(stack));

@@ -90,6 +90,12 @@ ProtocolError output_failed(std::string_view path, std::string_view detail) {
       fmt::format("Could not write the profile to {}: {}. Choose a writable path.", path, detail)};
 }
 
+ProtocolError no_profile() {
+  return {ProfilingErrorId::NoProfile,
+          "There is no profile to export: no profiling run has started in this debug session "
+          "since it began (or since the last one failed to start). Start profiling first."};
+}
+
 }  // namespace errors
 
 Json make_response(const Json& request, Json body) {

@@ -24,6 +24,7 @@ enum class ProfilingErrorId : int {
   NoSuchProcess = 2008,  // not running, or not part of this debug session
   ProcessExited = 2009,
   OutputFailed = 2010,  // the profile file could not be written
+  NoProfile = 2011,     // exportProfile with no run to export
 };
 
 struct ProtocolError {
@@ -43,6 +44,7 @@ ProtocolError not_profiling();
 ProtocolError not_in_session(pid_t pid, pid_t debuggee);
 ProtocolError permission_denied(pid_t pid, std::string_view detail);
 ProtocolError output_failed(std::string_view path, std::string_view detail);
+ProtocolError no_profile();
 }  // namespace errors
 
 // {"seq":0,"type":"response","request_seq":…,"success":true,"command":…,"body":…}

@@ -74,6 +74,31 @@ Result<const Json*> arguments_object(const Json& arguments, std::string_view com
 
 }  // namespace
 
+namespace {
+
+// "format": one of the protocol's format names.
+std::optional<Error> read_format(const Json& arguments, std::string_view command,
+                                 model::ProfileFormat& value) {
+  const auto it = arguments.find("format");
+  if (it == arguments.end() || it->is_null()) return std::nullopt;
+  std::string choices;
+  for (const auto format : model::kProfileFormats)
+    choices += fmt::format("{}'{}'", choices.empty() ? "" : ", ", to_string(format));
+  if (it->is_string()) {
+    for (const auto format : model::kProfileFormats) {
+      if (to_string(format) == it->get<std::string>()) {
+        value = format;
+        return std::nullopt;
+      }
+    }
+    return invalid(command, "format",
+                   fmt::format("must be one of {}, not '{}'", choices, it->get<std::string>()));
+  }
+  return invalid(command, "format", fmt::format("must be one of {}, not {}", choices, type_name(*it)));
+}
+
+}  // namespace
+
 Result<StartProfilingArguments> StartProfilingArguments::parse(const Json& arguments) {
   constexpr std::string_view cmd = kStartProfiling;
   auto object = arguments_object(arguments, cmd);
@@ -178,22 +203,9 @@ Result<StopProfilingArguments> StopProfilingArguments::parse(const Json& argumen
       return invalid(cmd, "outputPath", fmt::format("must be an absolute path, not '{}'", path));
     out.output_path = std::move(path);
   }
-  if (const auto it = a.find("format"); it != a.end() && !it->is_null()) {
-    const std::string_view choices = "'speedscope', 'cpuprofile', 'collapsed' or 'flamegraph'";
-    if (!it->is_string())
-      return invalid(cmd, "format", fmt::format("must be {}, not {}", choices, type_name(*it)));
-    const auto name = it->get<std::string>();
-    using model::ProfileFormat;
-    if (name == "speedscope")
-      out.format = ProfileFormat::Speedscope;
-    else if (name == "cpuprofile")
-      out.format = ProfileFormat::Cpuprofile;
-    else if (name == "collapsed")
-      out.format = ProfileFormat::Collapsed;
-    else if (name == "flamegraph")
-      out.format = ProfileFormat::Flamegraph;
-    else
-      return invalid(cmd, "format", fmt::format("must be {}, not '{}'", choices, name));
+  if (auto format = read_format(a, cmd, out.format)) return *format;
+  if (auto error = read_bool(a, cmd, "hideDebugger", out.hide_debugger)) return *error;
+  if (a.contains("format") && !a["format"].is_null()) {
     if (!out.output_path)
       return invalid(cmd, "format", "needs 'outputPath' too: it says how to write that file");
   }
@@ -206,7 +218,34 @@ Json to_json(const StopProfilingArguments& a) {
     j["outputPath"] = *a.output_path;
     j["format"] = to_string(a.format);
   }
+  if (a.hide_debugger) j["hideDebugger"] = true;
   return j;
+}
+
+Result<ExportProfileArguments> ExportProfileArguments::parse(const Json& arguments) {
+  constexpr std::string_view cmd = kExportProfile;
+  auto object = arguments_object(arguments, cmd);
+  if (!object) return object.error();
+  const Json& a = **object;
+  ExportProfileArguments out;
+  if (auto format = read_format(a, cmd, out.format)) return *format;
+  if (auto error = read_bool(a, cmd, "hideDebugger", out.hide_debugger)) return *error;
+  return out;
+}
+
+Json to_json(const ExportProfileArguments& a) {
+  return {{"format", to_string(a.format)}, {"hideDebugger", a.hide_debugger}};
+}
+
+Json to_json(const ExportProfileResponse& b) {
+  return {{"format", to_string(b.format)},
+          {"fileExtension", model::file_extension(b.format)},
+          {"content", b.content},
+          {"sampleCount", b.sample_count}};
+}
+
+Json to_json(const FunctionStats& f) {
+  return {{"function", f.function}, {"file", f.file}, {"self", f.self}, {"total", f.total}};
 }
 
 Json to_json(const ProfilingSummary& b) {
@@ -215,6 +254,11 @@ Json to_json(const ProfilingSummary& b) {
             {"errorCount", b.error_count},
             {"droppedSampleCount", b.dropped_sample_count}};
   if (b.output_path) j["outputPath"] = *b.output_path;
+  if (!b.top_functions.empty()) {
+    Json top = Json::array();
+    for (const auto& f : b.top_functions) top.push_back(to_json(f));
+    j["topFunctions"] = std::move(top);
+  }
   return j;
 }
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/result.hpp"
 #include "model/profile_format.hpp"
@@ -18,6 +19,7 @@ namespace dapprof::protocol {
 inline constexpr std::string_view kSupportsProfiling = "supportsProfiling";
 inline constexpr std::string_view kStartProfiling = "startProfiling";
 inline constexpr std::string_view kStopProfiling = "stopProfiling";
+inline constexpr std::string_view kExportProfile = "exportProfile";
 inline constexpr std::string_view kProfilingData = "profilingData";
 inline constexpr std::string_view kProfilingStopped = "profilingStopped";
 
@@ -66,17 +68,45 @@ struct StartProfilingResponse {
 };
 Json to_json(const StartProfilingResponse& body);
 
-// The format's name in stopProfiling's "format" (the protocol accepts all but chrometrace).
+// The format's name in stopProfiling's and exportProfile's "format".
 std::string_view to_string(model::ProfileFormat format);
 
 // stopProfiling request arguments: where to write the whole profile, if anywhere.
 struct StopProfilingArguments {
   std::optional<std::string> output_path;  // absolute; absent: no file is written
   model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  bool hide_debugger = false;  // the file and top_functions without the debugger's frames
 
   static Result<StopProfilingArguments> parse(const Json& arguments);
 };
 Json to_json(const StopProfilingArguments& arguments);
+
+// exportProfile request arguments: the session's current or last run in a format.
+struct ExportProfileArguments {
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  bool hide_debugger = false;
+
+  static Result<ExportProfileArguments> parse(const Json& arguments);
+};
+Json to_json(const ExportProfileArguments& arguments);
+
+// exportProfile response body: the whole document.
+struct ExportProfileResponse {
+  model::ProfileFormat format = model::ProfileFormat::Speedscope;
+  std::string content;
+  std::uint64_t sample_count = 0;
+};
+Json to_json(const ExportProfileResponse& body);
+
+// One row of a run's summary: a function's own and total samples.
+struct FunctionStats {
+  std::string function;
+  std::string file;
+  double self = 0;
+  double total = 0;
+};
+Json to_json(const FunctionStats& row);
+inline constexpr std::size_t kMaxTopFunctions = 20;
 
 // Totals of a whole profiling run: the stopProfiling response body, and part of profilingStopped.
 struct ProfilingSummary {
@@ -85,6 +115,7 @@ struct ProfilingSummary {
   std::uint64_t error_count = 0;
   std::uint64_t dropped_sample_count = 0;
   std::optional<std::string> output_path;  // the file written, if any
+  std::vector<FunctionStats> top_functions;  // by self then total samples, at most 20
 };
 Json to_json(const ProfilingSummary& body);
 

@@ -71,6 +71,12 @@ Result<model::Frame> parse_frame(const std::string& key, const Json& value) {
       return bad(fmt::format("newFrames[\"{}\"].module must be a string", key));
     frame.module = module->get<std::string>();
   }
+  if (const auto origin = value.find("origin"); origin != value.end()) {
+    if (*origin == "debugger")
+      frame.origin = model::FrameOrigin::Debugger;
+    else if (*origin != "program")
+      return bad(fmt::format("newFrames[\"{}\"].origin must be \"program\" or \"debugger\"", key));
+  }
   return frame;
 }
 

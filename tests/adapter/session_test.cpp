@@ -80,6 +80,10 @@ class FakeProfiler final : public Profiler {
     state_->active = false;
     return Json{{"reason", protocol::to_string(reason)}};
   }
+  bool exportable() const override { return state_->stops > 0; }
+  Result<Json> export_profile(const protocol::ExportProfileArguments& arguments) override {
+    return Json{{"format", protocol::to_string(arguments.format)}};
+  }
   void on_session_end() override { ++state_->ends; }
 
  private:

@@ -188,6 +188,56 @@ def test_outputs_in_every_format(procs, tmp_path):
     finish(client, proc, stop_file)
 
 
+def test_export_any_format_and_the_debuggers_frames_marked_once(procs, tmp_path):
+    stop_file = tmp_path / "stop"
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    procs.pids.append(launch(client, [stop_file]))
+    nothing = client.call("exportProfile", {})
+    assert not nothing["success"] and nothing["body"]["error"]["id"] == 2011, nothing
+    # idle: debugpy's own threads (waiting on its sockets) are sampled too.
+    start_profiling(client, rate=200, idle=True)
+    time.sleep(1.0)
+    running = client.call("exportProfile", {"format": "collapsed"})  # so far, while sampling
+    assert running["success"] and running["body"]["sampleCount"] > 0, running
+    stopped = client.call("stopProfiling", {"hideDebugger": True})
+    assert stopped["success"], stopped
+    stream = stream_of(client)
+    debugger = [f for f in stream.frames.values() if f.get("origin") == "debugger"]
+    assert debugger, "debugpy's threads were sampled: some frames must be the debugger's"
+    for f in stream.frames.values():
+        assert (f.get("origin") == "debugger") == ("/debugpy/" in f["file"] or (
+            f.get("native", False) and "/debugpy/" in f.get("module", ""))), f
+    # The summary is the daemon's, without the debugger when asked.
+    top = stopped["body"]["topFunctions"]
+    assert top and any(row["function"] == "crunch" for row in top), top
+    assert not any("/debugpy/" in row["file"] for row in top), top
+    assert [r["self"] for r in top] == sorted((r["self"] for r in top), reverse=True)
+
+    def export(**arguments):
+        response = client.call("exportProfile", arguments)
+        assert response["success"], response
+        return response["body"]
+    # Everything, as the stream gave it.
+    full = export(format="collapsed")
+    assert full["fileExtension"] == "txt" and full["sampleCount"] == stream.delivered
+    (tmp_path / "full.txt").write_text(full["content"])
+    assert read_collapsed(tmp_path / "full.txt") == stream.collapsed()
+    # Without the debugger: no debugpy frame, its own threads under one "(debugger)" frame, and
+    # the program's stacks start at its module, as the live view shows them.
+    hidden = export(format="collapsed", hideDebugger=True)["content"]
+    assert "/debugpy/" not in hidden and "(debugger)" in hidden
+    program_roots = {line.split(";")[0] for line in hidden.splitlines() if "outer_main" in line}
+    assert program_roots and all(r.startswith("<module>") for r in program_roots), program_roots
+    for fmt, ext in [("speedscope", "json"), ("cpuprofile", "cpuprofile"), ("flamegraph", "svg"),
+                     ("chrometrace", "json")]:
+        body = export(format=fmt, hideDebugger=True)
+        assert body["format"] == fmt and body["fileExtension"] == ext and "crunch" in body["content"]
+        assert "/debugpy/" not in body["content"], fmt
+    bad = client.call("exportProfile", {"format": "pprof"})
+    assert not bad["success"] and bad["body"]["error"]["id"] == 2001 and "pprof" in bad["message"]
+    finish(client, proc, stop_file)
+
+
 def test_debuggee_exiting_mid_profile_delivers_everything(procs, tmp_path):
     proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
     launch(client, [tmp_path / "stop", "2.0"])

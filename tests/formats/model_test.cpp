@@ -49,12 +49,22 @@ TEST(ProfileModel, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
 
 TEST(ProfileModel, FramesOfAnotherKindAreOtherFrames) {
   Profile p;
-  model::Frame debugger = test::main_frame();
-  debugger.kind = model::FrameKind::Debugger;
+  model::Frame native = test::main_frame();
+  native.kind = model::FrameKind::Native;
   const auto python = p.add_frame(test::main_frame());
-  EXPECT_NE(p.add_frame(debugger), python);
+  EXPECT_NE(p.add_frame(native), python);
   EXPECT_EQ(p.add_frame(test::main_frame()), python);
-  EXPECT_EQ(p.frames()[1].kind, model::FrameKind::Debugger);
+  EXPECT_EQ(p.frames()[1].kind, model::FrameKind::Native);
+}
+
+TEST(ProfileModel, FramesAreClassifiedOnceWhenAdded) {
+  Profile p;
+  const model::Frame pydevd{"do_wait_suspend", "/x/debugpy/_vendored/pydevd/pydevd.py", 2100,
+                            model::FrameKind::Python, ""};
+  const auto id = p.add_frame(pydevd);  // as the sampler gives it: origin not yet known
+  EXPECT_EQ(p.frames()[id].origin, model::FrameOrigin::Debugger);
+  EXPECT_EQ(p.add_frame(pydevd), id);
+  EXPECT_EQ(p.frames()[p.add_frame(test::main_frame())].origin, model::FrameOrigin::Program);
 }
 
 TEST(CallTree, TotalsAndSelf) {

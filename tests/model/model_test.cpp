@@ -10,15 +10,44 @@
 namespace dapprof::model {
 namespace {
 
-TEST(Frame, KindIsPartOfTheFrame) {
+TEST(Frame, KindAndOriginArePartOfTheFrame) {
   const Frame python{"run", "/debugpy/_vendored/pydevd/pydevd.py", 10, FrameKind::Python, ""};
-  Frame debugger = python;
-  debugger.kind = FrameKind::Debugger;
+  const Frame debugger = classified(python);
+  EXPECT_EQ(debugger.origin, FrameOrigin::Debugger);
   EXPECT_NE(debugger, python);
-  EXPECT_FALSE(python.native());
+  EXPECT_FALSE(python.debugger());
   EXPECT_FALSE(debugger.native());
   EXPECT_TRUE((Frame{"memcpy", "", 0, FrameKind::Native, "/lib/libc.so.6"}).native());
   EXPECT_EQ(Frame{}.kind, FrameKind::Python);  // what the sampler's Python frames are
+  EXPECT_EQ(Frame{}.origin, FrameOrigin::Program);
+}
+
+FrameOrigin origin_of_file(const std::string& file) {
+  return classify_origin(Frame{"f", file, 1, FrameKind::Python, ""});
+}
+
+TEST(FrameOrigin, DebugpyAndPydevdFilesAreTheDebuggers) {
+  for (const char* file :
+       {"/usr/lib/python3/dist-packages/debugpy/server/api.py",
+        "/venv/lib/python3.12/site-packages/debugpy/_vendored/pydevd/pydevd.py",
+        "/x/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py",
+        "/x/_pydev_bundle/pydev_monkey.py", "/opt/pydevd/pydevd_file_utils.py",
+        "C:\\Python312\\Lib\\site-packages\\debugpy\\launcher\\__main__.py"})
+    EXPECT_EQ(origin_of_file(file), FrameOrigin::Debugger) << file;
+  for (const char* file : {"/home/me/app.py", "/home/me/mydebugpy/x.py", "/home/me/debugpy.py",
+                           "/home/me/notpydevd/x.py", "<string>", ""})
+    EXPECT_EQ(origin_of_file(file), FrameOrigin::Program) << file;
+}
+
+TEST(FrameOrigin, CompiledPydevdIsNativeAndTheDebuggers) {
+  Frame cython{"PyDBFrame_trace_dispatch", "", 0, FrameKind::Native,
+               "/x/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_cython.cpython-312.so"};
+  EXPECT_EQ(classify_origin(cython), FrameOrigin::Debugger);
+  EXPECT_TRUE(classified(cython).native());
+  // The module of a Python frame is not looked at (Python frames have none).
+  cython.kind = FrameKind::Python;
+  EXPECT_EQ(classify_origin(cython), FrameOrigin::Program);
+  EXPECT_EQ(debugger_frame().origin, FrameOrigin::Debugger);
 }
 
 TEST(ThreadStack, StatusFromActivityAndGil) {

@@ -33,8 +33,11 @@ void PrintTo(const Expected& e, std::ostream* os) {
   for (const auto& f : e.stack) *os << f.function << "@" << f.file << ":" << f.line << " ";
 }
 
+// What the client decodes: the stack root first, each frame with the origin the daemon gave it.
 Expected expect(const model::ThreadStack& t) {
-  return {{t.frames.rbegin(), t.frames.rend()}, t.info};
+  Expected e{{}, t.info};
+  for (auto it = t.frames.rbegin(); it != t.frames.rend(); ++it) e.stack.push_back(model::classified(*it));
+  return e;
 }
 
 // Sends bodies as profilingData events over the DAP codec, cut into random fragments, and decodes

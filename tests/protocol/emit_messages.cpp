@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "formats/writers.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/framing.hpp"
@@ -27,6 +28,11 @@ Json request(std::string_view command, Json arguments) {
   return r;
 }
 
+std::vector<FunctionStats> top_functions() {
+  return {{"compute", "/app/work.py", 70, 90}, {"main", "/app/main.py", 0, 100},
+          {"memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6", 5, 5}};
+}
+
 void emit_start_stop() {
   StartProfilingArguments defaults;
   const Json start = request(kStartProfiling, to_json(defaults));
@@ -44,7 +50,7 @@ void emit_start_stop() {
                                                                    *custom, 4243, "3.8.18"))));
 
   for (const Json& arguments :
-       {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}},
+       {Json(), Json{{"outputPath", "/tmp/profile.speedscope.json"}, {"hideDebugger", true}},
         Json{{"outputPath", "/tmp/café/profile.cpuprofile"}, {"format", "cpuprofile"}},
         Json{{"outputPath", "/tmp/p.txt"}, {"format", "collapsed"}},
         Json{{"outputPath", "/tmp/p.svg"}, {"format", "flamegraph"}}}) {
@@ -52,9 +58,37 @@ void emit_start_stop() {
     if (!parsed) throw std::runtime_error(parsed.message());
     const Json stop = request(kStopProfiling, to_json(*parsed));
     emit("stopProfilingArguments", stop);
-    ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path};
+    ProfilingSummary summary{1234, 12345.5, 3, 17, parsed->output_path, {}};
+    if (parsed->hide_debugger) summary.top_functions = top_functions();
     emit("stopProfilingResponse", make_response(stop, to_json(summary)));
   }
+}
+
+// Real documents of the formats, as the daemon writes them.
+void emit_export() {
+  testing::RandomStacks random(7);
+  formats::Profile profile;
+  model::Snapshot snapshot;
+  snapshot.time = std::chrono::steady_clock::now();
+  for (int i = 0; i < 50; ++i) snapshot.threads.push_back(random.next(30));
+  profile.add_snapshot(snapshot, snapshot.time);
+  for (const Json& arguments :
+       {Json(), Json{{"format", "flamegraph"}, {"hideDebugger", true}},
+        Json{{"format", "collapsed"}}, Json{{"format", "cpuprofile"}, {"hideDebugger", false}},
+        Json{{"format", "chrometrace"}, {"hideDebugger", true}}}) {
+    auto parsed = ExportProfileArguments::parse(arguments);
+    if (!parsed) throw std::runtime_error(parsed.message());
+    const Json export_request = request(kExportProfile, to_json(*parsed));
+    emit("exportProfileArguments", export_request);
+    ExportProfileResponse response;
+    response.format = parsed->format;
+    response.sample_count = profile.samples().size();
+    response.content =
+        formats::to_string(parsed->format, profile, {.hide_debugger = parsed->hide_debugger});
+    emit("exportProfileResponse", make_response(export_request, to_json(response)));
+  }
+  emit("profilingErrorResponse",
+       make_error_response(request(kExportProfile, Json::object()), errors::no_profile()));
 }
 
 void emit_errors() {
@@ -103,7 +137,7 @@ void emit_stopped() {
                       StoppedReason::Disconnected}) {
     ProfilingStopped stopped{reason,
                              std::string("ended: ") + std::string(to_string(reason)),
-                             {100, 1000.0, 0, 0, std::nullopt}};
+                             {100, 1000.0, 0, 0, std::nullopt, top_functions()}};
     emit("profilingStopped", make_event(kProfilingStopped, to_json(stopped)));
     stopped.message.clear();
     stopped.summary.output_path = "/tmp/out.speedscope.json";
@@ -120,6 +154,7 @@ int main() {
     dapprof::protocol::emit_errors();
     dapprof::protocol::emit_data();
     dapprof::protocol::emit_stopped();
+    dapprof::protocol::emit_export();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "protocol_emit_messages: %s\n", e.what());
     return 1;

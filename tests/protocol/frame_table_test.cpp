@@ -139,7 +139,9 @@ TEST(FrameTable, CollidingIdsRoundTripThroughBatches) {
     for (int i = 0; i < 20; ++i) {
       const auto thread = random.next(30);
       ASSERT_TRUE(builder.add(thread).ok());
-      expected.emplace_back(thread.frames.rbegin(), thread.frames.rend());
+      auto& root_first = expected.emplace_back();
+      for (auto it = thread.frames.rbegin(); it != thread.frames.rend(); ++it)
+        root_first.push_back(model::classified(*it));  // the origin travels with the frame
     }
     auto samples = decoder.decode(to_json(builder.take(100)));
     ASSERT_TRUE(samples.ok()) << samples.message();

@@ -98,7 +98,8 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
       {{{"outputPath", 3}}, "'outputPath' must be a string"},
       {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
-       "'format' must be 'speedscope', 'cpuprofile', 'collapsed' or 'flamegraph', not 'pprof'"},
+       "'format' must be one of 'speedscope', 'flamegraph', 'collapsed', 'chrometrace', "
+       "'cpuprofile', not 'pprof'"},
       {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
   };
   for (const auto& [json, message] : cases) {
@@ -106,6 +107,33 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
     ASSERT_FALSE(parsed.ok()) << json.dump();
     EXPECT_NE(parsed.message().find(message), std::string::npos) << parsed.message();
   }
+}
+
+TEST(ExportProfileArguments, EveryFormatAndTheDebuggerChoice) {
+  auto defaults = ExportProfileArguments::parse(Json());
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->format, model::ProfileFormat::Speedscope);
+  EXPECT_FALSE(defaults->hide_debugger);
+  for (const auto format : model::kProfileFormats) {
+    auto parsed = ExportProfileArguments::parse(
+        Json{{"format", std::string(to_string(format))}, {"hideDebugger", true}});
+    ASSERT_TRUE(parsed.ok()) << to_string(format);
+    EXPECT_EQ(parsed->format, format);
+    EXPECT_TRUE(parsed->hide_debugger);
+  }
+  for (const auto& [json, message] : std::vector<std::pair<Json, std::string>>{
+           {{{"format", "pprof"}}, "'format' must be one of 'speedscope'"},
+           {{{"format", 3}}, "not integer"},
+           {{{"hideDebugger", "yes"}}, "'hideDebugger' must be true or false"},
+           {Json::array(), "must be a JSON object"}}) {
+    auto parsed = ExportProfileArguments::parse(json);
+    ASSERT_FALSE(parsed.ok()) << json.dump();
+    EXPECT_EQ(parsed.error().code, ErrorCode::InvalidArgument);
+    EXPECT_NE(parsed.message().find(message), std::string::npos) << parsed.message();
+  }
+  auto stop = StopProfilingArguments::parse({{"outputPath", "/tmp/p"}, {"hideDebugger", true}});
+  ASSERT_TRUE(stop.ok());
+  EXPECT_TRUE(stop->hide_debugger);
 }
 
 TEST(Messages, BodiesHaveTheDocumentedFields) {
@@ -119,12 +147,18 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
   EXPECT_EQ(to_json(untested)["warning"], untested.warning);
   ProfilingStopped stopped{
-      StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt}};
+      StoppedReason::Exited, "process 42 exited", {10, 1.5, 1, 2, std::nullopt, {}}};
   EXPECT_EQ(to_json(stopped).dump(), R"({"reason":"exited","message":"process 42 exited",)"
                                      R"("sampleCount":10,"duration":1.5,"errorCount":1,)"
                                      R"("droppedSampleCount":2})");
   stopped.summary.output_path = "/tmp/p.json";
   EXPECT_EQ(to_json(stopped)["outputPath"], "/tmp/p.json");
+  stopped.summary.top_functions = {{"compute", "/app/w.py", 7, 9}};
+  EXPECT_EQ(to_json(stopped)["topFunctions"].dump(),
+            R"([{"function":"compute","file":"/app/w.py","self":7.0,"total":9.0}])");
+  ExportProfileResponse exported{model::ProfileFormat::Collapsed, "main 3\n", 3};
+  EXPECT_EQ(to_json(exported).dump(), R"({"format":"collapsed","fileExtension":"txt",)"
+                                      R"("content":"main 3\n","sampleCount":3})");
 }
 
 TEST(Envelope, ResponsesAndEventsAreDapMessages) {

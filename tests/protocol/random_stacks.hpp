@@ -32,6 +32,10 @@ class RandomStacks {
         f.module = "/usr/lib/lib" + words[pick(words.size())] + ".so.1";
         f.file = i % 20 == 19 ? "" : "src/" + words[pick(words.size())] + ".c";
         f.line = static_cast<int>(pick(2)) * static_cast<int>(pick(5000));
+      } else if (i % 10 == 4) {  // some of the debugger's own frames (origin "debugger")
+        f.file = "/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd/pydevd_" +
+                 words[pick(words.size())] + ".py";
+        f.line = 1 + static_cast<int>(pick(4000));
       } else {
         f.file = "/app/" + words[pick(words.size())] + "/mod_" + std::to_string(i % 37) + ".py";
         f.line = 1 + static_cast<int>(pick(4000));

@@ -42,10 +42,16 @@ def test_emitted_data_covers_unicode_native_and_drops(emitted):
     data = [payload(s, m) for s, m in emitted if s == "profilingData"]
     frames = [f for body in data for f in body["newFrames"].values()]
     assert any(f.get("native") for f in frames)
+    assert any(f.get("origin") == "debugger" for f in frames)
+    assert all("debugpy/" in f["file"] for f in frames if f.get("origin") == "debugger")
     assert any(not f.isascii() for f in (f["function"] + f["file"] for f in frames))
     assert any(body["droppedSampleCount"] > 0 and body["samples"] == [] for body in data)
     threads = [t for body in data for t in body["threads"].values()]
     assert threads and all(int(t["pythonThreadId"]) > MAX_SAFE for t in threads)
+    exports = [payload(s, m) for s, m in emitted if s == "exportProfileResponse"]
+    assert {e["format"] for e in exports} == {"speedscope", "flamegraph", "collapsed", "cpuprofile",
+                                              "chrometrace"}
+    assert all(e["content"] and e["sampleCount"] == 50 for e in exports)
     reasons = {payload(s, m)["reason"] for s, m in emitted if s == "profilingStopped"}
     assert reasons == {"requested", "exited", "error", "disconnected"}
 

@@ -85,6 +85,9 @@ void add_record(CLI::App& app, int& exit_code) {
   record->add_flag("-i,--idle", options->sampling.idle, "Include idle threads");
   record->add_flag("-g,--gil", options->sampling.gil, "Only sample the thread holding the GIL");
   record->add_flag("-t,--threads", options->threads, "Show thread ids in the output");
+  record->add_flag("--hide-debugger", options->hide_debugger,
+                   "Leave out the frames of debugpy and pydevd (when recording a program being "
+                   "debugged); samples taken in the debugger itself count as one (debugger) frame");
   record->add_flag("-s,--subprocesses", options->sampling.subprocesses,
                    "Also sample child Python processes");
   record->add_flag("-n,--native", options->sampling.native,

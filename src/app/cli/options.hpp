@@ -26,7 +26,8 @@ struct RecordOptions {
   std::string output;                // empty: a name made from the program and the time
   std::string format = "flamegraph";
   bool threads = false;
-  bool native_all = false;  // implies native
+  bool hide_debugger = false;  // the file and summary without debugpy's and pydevd's frames
+  bool native_all = false;     // implies native
 };
 
 // Each returns the process exit code; messages go to stderr.

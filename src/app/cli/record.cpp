@@ -19,6 +19,7 @@
 #include "app/cli/proc_info.hpp"
 #include "app/cli/progress.hpp"
 #include "app/cli/signals.hpp"
+#include "formats/debugger_view.hpp"
 #include "formats/summary.hpp"
 #include "formats/writers.hpp"
 #include "sampler/sampler.hpp"
@@ -213,7 +214,8 @@ int run_record(const RecordOptions& o) {
     }
   }
   rec.profile.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
-  formats::write(*format, rec.profile, out, {.threads = o.threads});
+  formats::write(*format, rec.profile, out,
+                 {.threads = o.threads, .hide_debugger = o.hide_debugger});
   out.close();
   if (!out) {
     fmt::print(stderr, "dapprof: error: writing '{}' failed: {}\n", path, std::strerror(errno));
@@ -222,7 +224,9 @@ int run_record(const RecordOptions& o) {
   fmt::print(stderr, "dapprof> Stopped sampling: {}.\n", why);
   fmt::print(stderr, "dapprof> Wrote {} data to '{}'. Samples: {} Errors: {}\n", o.format, path,
              stats.samples, stats.errors);
-  fmt::print(stderr, "{}", formats::format_summary(formats::summarize(rec.profile), 5));
+  const auto summary = formats::summarize(
+      o.hide_debugger ? formats::without_debugger(rec.profile) : rec.profile);
+  fmt::print(stderr, "{}", formats::format_summary(summary, 5));
   std::fflush(stderr);
 
   if (child) {

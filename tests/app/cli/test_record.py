@@ -167,3 +167,37 @@ def test_progress_on_a_terminal_only(dapprof, target, tmp_path):
     assert re.search(r"\r\x1b\[Kdapprof> \d+\.\ds elapsed, \d+ samples, \d+ errors", text), text
     assert re.search(r"\r\x1b\[Kdapprof> Stopped sampling", text), "progress line not cleared"
     assert "Wrote raw data" in text
+
+
+def test_record_hide_debugger_leaves_out_debugpys_frames(dapprof, tmp_path):
+    # A real program whose hot loop runs under a module in a debugpy/ directory, as when a program
+    # is recorded while debugpy runs it: its frames are the debugger's.
+    (tmp_path / "debugpy").mkdir()
+    (tmp_path / "debugpy" / "__init__.py").write_text("")  # before an installed debugpy
+    (tmp_path / "debugpy" / "runner.py").write_text(
+        "import time\n"
+        "def run(work):\n"
+        "    end = time.time() + 1.5\n"
+        "    while time.time() < end:\n"
+        "        work()\n")
+    (tmp_path / "app.py").write_text(
+        "import sys\n"
+        "sys.path.insert(0, sys.argv[1])\n"
+        "from debugpy import runner\n"
+        "def program_work():\n"
+        "    sum(range(2000))\n"
+        "runner.run(program_work)\n")
+    files = {}
+    for flags in ([], ["--hide-debugger"]):
+        out_file = tmp_path / f"p{len(flags)}.txt"
+        out = run([dapprof, "record", "--format", "raw", "-o", str(out_file), *flags, "--",
+                   DEBIAN_PYTHON, str(tmp_path / "app.py"), str(tmp_path)])
+        assert out.returncode == 0, out.stderr
+        files[bool(flags)] = (out_file.read_text(encoding="utf-8"), out.stderr)
+    shown, summary = files[False]
+    assert "/debugpy/runner.py" in shown and "/debugpy/runner.py" in summary
+    hidden, summary = files[True]
+    assert "/debugpy/" not in hidden and "/debugpy/" not in summary, hidden
+    # What the debugger's frame called stays, as its own root.
+    assert any(line.startswith("program_work (") for line in hidden.splitlines()), hidden
+    assert "program_work" in summary
