@@ -78,10 +78,10 @@ def format_summary(profile, top: int = 15) -> str:
         head += ("\ndebugpy's own frames are left out (samples taken wholly in it count as "
                  "\"(debugger)\"); --debugger-frames shows them")
     rows = profile.top_functions
-    if rows is None:
+    if rows is None and profile.total_samples > 0:  # dapprof leaves it out of a run without samples
         return (f"{head}\n\ndapprof sent no topFunctions with the run's summary: a dapprof older "
                 "than this client; update it for the table of top functions\n")
-    return f"{head}\n\n{format_table(rows, profile.total_samples, top)}"
+    return f"{head}\n\n{format_table(rows or [], profile.total_samples, top)}"
 
 
 def summary_dict(profile) -> dict:

@@ -165,6 +165,11 @@ def test_summary_text_and_json_come_from_the_daemons_summary():
                     "droppedSampleCount": 0}, "requested")
     assert "sent no topFunctions" in profile.format_summary()
     assert profile.summary_dict()["topFunctions"] is None
+    # but a run without samples has none to send
+    empty = Profile()
+    empty.finish({"sampleCount": 0, "duration": 1.0, "errorCount": 0, "droppedSampleCount": 0},
+                 "exited")
+    assert empty.format_summary().endswith("\n\nNo samples.\n")
 
 
 def test_malformed_top_functions_are_protocol_errors():
