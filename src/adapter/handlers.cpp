@@ -21,8 +21,6 @@ Disposition start_profiling(Session& session, Json& request) {
     session.respond_error(request, protocol::from_error(arguments.error()));
   } else if (session.debuggee() <= 0) {
     session.respond_error(request, protocol::errors::no_debuggee());
-  } else if (session.profiler().active() || session.profiler().starting()) {
-    session.respond_error(request, protocol::errors::already_profiling(session.debuggee()));
   } else if (arguments->pid &&
              !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
     // Never read the memory of a process this session did not start or attach to.
@@ -30,8 +28,7 @@ Disposition start_profiling(Session& session, Json& request) {
                           protocol::errors::not_in_session(*arguments->pid, session.debuggee()));
   } else {
     const pid_t target = arguments->pid.value_or(session.debuggee());
-    session.profiler().start(*arguments, target, session.profiler_link());
-    session.await_profiler_start(std::move(request));
+    session.profiling().start(std::move(request), *arguments, target);
   }
   return Disposition::Consume;
 }
@@ -42,20 +39,7 @@ Disposition stop_profiling(Session& session, Json& request) {
     session.respond_error(request, protocol::from_error(arguments.error()));
     return Disposition::Consume;
   }
-  if (session.profiler().starting()) {
-    session.defer_stop_profiling(std::move(request));
-    return Disposition::Consume;
-  }
-  if (!session.profiler().stoppable()) {
-    session.respond_error(request, protocol::errors::not_profiling());
-    return Disposition::Consume;
-  }
-  auto stopped = session.profiler().stop(*arguments);
-  session.send_profiling_data(true);  // the last batch goes before the response
-  if (stopped)
-    session.respond(request, std::move(*stopped));
-  else
-    session.respond_error(request, protocol::from_error(stopped.error()));
+  session.profiling().stop(std::move(request), *arguments);
   return Disposition::Consume;
 }
 
@@ -63,19 +47,15 @@ Disposition export_profile(Session& session, Json& request) {
   auto arguments = protocol::ExportProfileArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
-  } else if (!session.profiler().exportable()) {
-    session.respond_error(request, protocol::errors::no_profile());
-  } else if (auto exported = session.profiler().export_profile(*arguments); !exported) {
-    session.respond_error(request, protocol::from_error(exported.error()));
   } else {
-    session.respond(request, std::move(*exported));
+    session.profiling().export_profile(request, *arguments);
   }
   return Disposition::Consume;
 }
 
 Disposition disconnect_request(Session& session, Json&) {
   session.note_disconnect_requested();
-  session.end_profiling_run(0, protocol::StoppedReason::Disconnected);
+  session.profiling().end(protocol::StoppedReason::Disconnected);
   return Disposition::Forward;
 }
 

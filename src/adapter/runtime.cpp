@@ -40,9 +40,7 @@ std::shared_ptr<Session> Runtime::start_session(int client_read_fd, int client_w
                                                 std::function<void()> on_end) {
   Session::Config config;
   config.max_message_size = options_.max_message_size;
-  config.profiler_factory = [max = options_.max_pending_samples] {
-    return make_live_profiler(max);
-  };
+  config.profiling.max_pending_samples = options_.max_pending_samples;
   config.connector = connector_;
   config.trace = trace_;
   config.start_child = [this](std::shared_ptr<Session> child) { adopt_session(std::move(child)); };

@@ -24,10 +24,6 @@ constexpr auto kLinger = std::chrono::seconds(5);
 // Daemon shutdown: time for `terminated` to reach the client and the adapter to see EOF.
 constexpr auto kShutdownLinger = std::chrono::milliseconds(1000);
 constexpr auto kChildExitGrace = std::chrono::milliseconds(500);
-// Profiling data waits while more than this is unread by the client in the kernel, and looks
-// again after kProfilingRetry: a slow client then delays DAP traffic by at most this much data.
-constexpr std::size_t kProfilingKernelBacklog = 256u * 1024u;
-constexpr auto kProfilingRetry = std::chrono::milliseconds(10);
 
 std::string describe_status(int status) {
   if (WIFEXITED(status)) return fmt::format("exit code {}", WEXITSTATUS(status));
@@ -50,10 +46,9 @@ Session::Session(Channel::Executor strand, Config config)
     : strand_(strand),
       config_(std::move(config)),
       id_(g_next_session_id++),
-      profiler_(config_.profiler_factory ? config_.profiler_factory() : make_live_profiler()),
+      profiling_(profiling::Run::create(strand, *this, config_.profiling)),
       linger_(strand),
-      child_exit_grace_(strand),
-      profiling_retry_(strand) {}
+      child_exit_grace_(strand) {}
 
 Session::~Session() {
   if (client_) client_->close();
@@ -101,7 +96,7 @@ void Session::wire_flow_control() {
     auto s = weak.lock();
     if (!s) return;
     if (s->upstream_open_) s->upstream_.channel->resume_reading();
-    s->send_profiling_data(false);
+    s->profiling_->client_drained();
   });
   upstream_.channel->on_drained([weak] {
     if (auto s = weak.lock(); s && s->client_open_) s->client_->resume_reading();
@@ -124,7 +119,7 @@ void Session::on_client_message(Json&& message) {
         // Profiling is dapprof's own: a run in progress can still be stopped and collected.
         find_client_request_handler(command)(*this, message);
       } else if (command == "disconnect") {
-        end_profiling_run(0, protocol::StoppedReason::Disconnected);
+        profiling_->end(protocol::StoppedReason::Disconnected);
         respond(message, Json::object());
         close_client_after_flush();
       } else {
@@ -198,83 +193,13 @@ void Session::respond_error(const Json& request, const protocol::ProtocolError& 
   send_to_client(protocol::make_error_response(request, error));
 }
 
-ProfilerLink Session::profiler_link() {
-  ProfilerLink link;
-  link.started = [weak = weak_from_this(), strand = strand_](std::uint64_t run) {
-    asio::post(strand, [weak, run] {
-      if (auto self = weak.lock(); self && !self->ended_) self->on_profiler_started(run);
-    });
-  };
-  link.data_ready = [weak = weak_from_this(), strand = strand_] {
-    asio::post(strand, [weak] {
-      if (auto self = weak.lock(); self && !self->ended_) self->send_profiling_data(false);
-    });
-  };
-  link.run_ended = [weak = weak_from_this(), strand = strand_](std::uint64_t run) {
-    asio::post(strand, [weak, run] {
-      if (auto self = weak.lock(); self && !self->ended_)
-        self->end_profiling_run(run, protocol::StoppedReason::Exited);
-    });
-  };
-  return link;
+void Session::send_event(std::string_view event, Json body) {
+  send_to_client(protocol::make_event(event, std::move(body)));
 }
 
-void Session::send_profiling_data(bool everything) {
-  while (client_open_) {
-    if (!everything) {
-      // Something else is waiting to be written: on_drained calls again.
-      if (client_->queued_bytes() > 0) return;
-      // The client is not keeping up; what we queue now would sit in the kernel ahead of the
-      // DAP traffic that follows. The kernel drains without telling us: look again shortly.
-      if (client_->unsent_in_kernel() > kProfilingKernelBacklog) {
-        if (!profiling_retry_armed_) {
-          profiling_retry_armed_ = true;
-          profiling_retry_.expires_after(kProfilingRetry);
-          profiling_retry_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
-            self->profiling_retry_armed_ = false;
-            if (!ec && !self->ended_) self->send_profiling_data(false);
-          });
-        }
-        return;
-      }
-    }
-    auto body = profiler_->take_data();
-    if (!body) return;
-    send_to_client(protocol::make_event(protocol::kProfilingData, std::move(*body)));
-  }
-}
+std::size_t Session::client_queued_bytes() { return client_->queued_bytes(); }
 
-void Session::on_profiler_started(std::uint64_t run) {
-  auto result = profiler_->complete_start(run);
-  if (!result || !pending_start_) return;
-  const Json request = *std::exchange(pending_start_, std::nullopt);
-  if (*result)
-    respond(request, std::move(**result));
-  else
-    respond_error(request, protocol::from_error(result->error()));
-  if (deferred_stop_) {
-    Json stop = *std::exchange(deferred_stop_, std::nullopt);
-    find_client_request_handler(protocol::kStopProfiling)(*this, stop);
-  }
-}
-
-void Session::fail_pending_profiling_requests(const std::string& why) {
-  for (auto* pending : {&pending_start_, &deferred_stop_}) {
-    if (!*pending) continue;
-    respond_error(**pending, {protocol::ProfilingErrorId::Internal, why});
-    pending->reset();
-  }
-}
-
-void Session::end_profiling_run(std::uint64_t run, protocol::StoppedReason reason) {
-  if (run == 0 && profiler_->starting()) {
-    fail_pending_profiling_requests("Profiling did not start: the debug session is ending.");
-  }
-  auto stopped = profiler_->end_run(run, reason);
-  if (!stopped) return;
-  send_profiling_data(true);
-  send_to_client(protocol::make_event(protocol::kProfilingStopped, std::move(*stopped)));
-}
+std::size_t Session::client_unsent_in_kernel() { return client_->unsent_in_kernel(); }
 
 ChildSessions& Session::child_sessions() {
   if (!child_sessions_) child_sessions_ = std::make_shared<ChildSessions>(strand_, id_, config_);
@@ -386,8 +311,7 @@ void Session::maybe_end() {
   ended_ = true;
   linger_.cancel();
   child_exit_grace_.cancel();
-  profiling_retry_.cancel();
-  profiler_->on_session_end();
+  profiling_->close();
   if (child_sessions_) child_sessions_->close();
   upstream_.child.reset();  // released to the reaper: exits by itself or is terminated
   spdlog::info("session {}: ended", id_);

@@ -11,7 +11,8 @@
 #include <optional>
 #include <string>
 
-#include "adapter/profiler.hpp"
+#include "adapter/profiling/run.hpp"
+#include "adapter/profiling/sink.hpp"
 #include "adapter/seq_map.hpp"
 #include "adapter/trace.hpp"
 #include "adapter/transport.hpp"
@@ -22,12 +23,12 @@ namespace dapprof::adapter {
 
 class ChildSessions;
 
-class Session : public std::enable_shared_from_this<Session> {
+class Session : public std::enable_shared_from_this<Session>, private profiling::Sink {
  public:
   struct Config {
     std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
     UpstreamConnector connector;
-    ProfilerFactory profiler_factory;    // default: make_live_profiler()
+    profiling::Config profiling;         // default: the real sampler
     std::shared_ptr<TraceWriter> trace;  // may be null
     std::function<void()> on_end;        // runs on the strand once both sides are closed
     // Starts a child process's session (child_sessions.hpp) the way the daemon starts its own,
@@ -51,30 +52,17 @@ class Session : public std::enable_shared_from_this<Session> {
 
   // For handlers (on the strand).
   void send_to_client(Json message);  // numbers it
-  void respond(const Json& request, Json body);
-  void respond_error(const Json& request, const protocol::ProtocolError& error);
+  void respond(const Json& request, Json body) override;
+  void respond_error(const Json& request, const protocol::ProtocolError& error) override;
   pid_t debuggee() const { return debuggee_; }
   void set_debuggee(pid_t pid) { debuggee_ = pid; }
-  Profiler& profiler() { return *profiler_; }
-  // How the profiler reaches this session from its threads.
-  ProfilerLink profiler_link();
-  // Sends queued profilingData events: all of them, or only while the client's connection has
-  // nothing else waiting (DAP traffic first; a slow client makes the profiler merge or drop).
-  void send_profiling_data(bool everything);
-  // Ends profiling run `run` (0: the current one): its last data, then profilingStopped.
-  void end_profiling_run(std::uint64_t run, protocol::StoppedReason reason);
-  // startProfiling is answered once the profiler has attached (on_profiler_started); a
-  // stopProfiling that arrives meanwhile is handled right after.
-  void await_profiler_start(Json request) { pending_start_ = std::move(request); }
-  void defer_stop_profiling(Json request) { deferred_stop_ = std::move(request); }
+  profiling::Run& profiling() { return *profiling_; }
   void note_terminated_sent() { terminated_sent_ = true; }
   void note_disconnect_requested() { disconnect_requested_ = true; }
   ChildSessions& child_sessions();  // created on first use
 
  private:
   void on_upstream_ready(Result<Upstream> upstream);
-  void on_profiler_started(std::uint64_t run);
-  void fail_pending_profiling_requests(const std::string& why);
   void on_client_message(Json&& message);
   void on_upstream_message(Json&& message);
   void on_client_closed(const std::string& error);
@@ -86,6 +74,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void trace(std::string_view direction, const Json& message);
   void wire_flow_control();
 
+  // profiling::Sink: how the profiling run reaches the client.
+  void send_event(std::string_view event, Json body) override;
+  bool client_open() override { return client_open_; }
+  std::size_t client_queued_bytes() override;
+  std::size_t client_unsent_in_kernel() override;
+
   Channel::Executor strand_;
   Config config_;
   std::uint64_t id_;
@@ -93,14 +87,10 @@ class Session : public std::enable_shared_from_this<Session> {
   Upstream upstream_;
   std::string upstream_error_;  // set when the upstream could not be started
   SeqMapper seq_;
-  std::unique_ptr<Profiler> profiler_;
+  std::shared_ptr<profiling::Run> profiling_;
   std::shared_ptr<ChildSessions> child_sessions_;
   asio::steady_timer linger_;  // bounds how long one side may stay open after the other ended
   asio::steady_timer child_exit_grace_;
-  asio::steady_timer profiling_retry_;  // the client's kernel buffer was too full for data
-  bool profiling_retry_armed_ = false;
-  std::optional<Json> pending_start_;   // startProfiling waiting for the attach
-  std::optional<Json> deferred_stop_;   // stopProfiling that came while attaching
   pid_t debuggee_ = 0;
   bool terminated_sent_ = false;
   bool disconnect_requested_ = false;

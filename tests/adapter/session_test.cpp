@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "fake_sampler.hpp"
 #include "session_harness.hpp"
 
 namespace dapprof::adapter {
@@ -28,70 +29,6 @@ Json request(std::int64_t seq, const std::string& command, Json arguments = Json
   return Json{{"seq", seq}, {"type", "request"}, {"command", command}, {"arguments", arguments}};
 }
 
-// Records what the session asks of it; its link is exercised from a thread of its own, as a
-// sampler would.
-struct FakeProfilerState {
-  std::atomic<int> starts{0}, stops{0}, ends{0};
-  std::atomic<pid_t> pid{0};
-  ProfilerLink link;
-  std::mutex mutex;
-  std::deque<Json> data;  // what take_data() hands out
-  bool active = false;
-};
-
-class FakeProfiler final : public Profiler {
- public:
-  explicit FakeProfiler(std::shared_ptr<FakeProfilerState> state) : state_(std::move(state)) {}
-  void start(const protocol::StartProfilingArguments& arguments, pid_t target,
-             ProfilerLink link) override {
-    ++state_->starts;
-    state_->pid = target;
-    state_->link = std::move(link);
-    rate_ = arguments.rate;
-    starting_ = true;
-    // The answer comes later, from another thread, as after a real attach.
-    std::thread([link = state_->link] { link.started(7); }).detach();
-  }
-  bool starting() const override { return starting_; }
-  std::optional<Result<Json>> complete_start(std::uint64_t run) override {
-    if (!starting_ || run != 7) return std::nullopt;
-    starting_ = false;
-    state_->active = true;
-    return Result<Json>{Json{{"rate", rate_}}};
-  }
-  bool active() const override { return state_->active; }
-  bool stoppable() const override { return state_->active; }
-  Result<Json> stop(const protocol::StopProfilingArguments&) override {
-    ++state_->stops;
-    state_->active = false;
-    std::lock_guard lock(state_->mutex);
-    state_->data.push_back(Json{{"last", true}});
-    return Json{{"samples", 3}};
-  }
-  std::optional<Json> take_data() override {
-    std::lock_guard lock(state_->mutex);
-    if (state_->data.empty()) return std::nullopt;
-    Json next = std::move(state_->data.front());
-    state_->data.pop_front();
-    return next;
-  }
-  std::optional<Json> end_run(std::uint64_t, protocol::StoppedReason reason) override {
-    if (!state_->active) return std::nullopt;
-    state_->active = false;
-    return Json{{"reason", protocol::to_string(reason)}};
-  }
-  bool exportable() const override { return state_->stops > 0; }
-  Result<Json> export_profile(const protocol::ExportProfileArguments& arguments) override {
-    return Json{{"format", protocol::to_string(arguments.format)}};
-  }
-  void on_session_end() override { ++state_->ends; }
-
- private:
-  std::shared_ptr<FakeProfilerState> state_;
-  int rate_ = 0;
-  bool starting_ = false;
-};
-
 class SessionTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -99,11 +36,11 @@ class SessionTest : public ::testing::Test {
     for (auto& p : peers_) p->session->abort();
   }
 
-  Peers& make(ProfilerFactory factory = {},
+  Peers& make(std::shared_ptr<test::FakeSampling> sampling = {},
               std::size_t max_message_size = protocol::kDefaultMaxBodyBytes) {
     Session::Config config;
     config.max_message_size = max_message_size;
-    config.profiler_factory = std::move(factory);
+    if (sampling) config.profiling.start_sampler = sampling->starter();
     peers_.push_back(test::start_session(io_.context(), std::move(config)));
     return *peers_.back();
   }
@@ -139,8 +76,8 @@ TEST_F(SessionTest, InitializeGainsSupportsProfilingAndEverythingElsePassesThrou
 }
 
 TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
-  auto state = std::make_shared<FakeProfilerState>();
-  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+  auto state = std::make_shared<test::FakeSampling>();
+  auto& p = make(state);
 
   p.client->send(request(1, "startProfiling"));
   auto early = p.client->recv();
@@ -149,7 +86,7 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   EXPECT_EQ((*early)["request_seq"], 1);
   EXPECT_NE((*early)["message"].get<std::string>().find("no debuggee yet"), std::string::npos);
   EXPECT_EQ((*early)["body"]["error"]["id"], 2002);
-  EXPECT_EQ(state->starts, 0);
+  EXPECT_EQ(state->starts(), 0);
 
   p.upstream->send({{"seq", 9},
                     {"type", "event"},
@@ -166,7 +103,8 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   EXPECT_EQ((*started)["request_seq"], 2);
   EXPECT_EQ((*started)["command"], "startProfiling");
   EXPECT_EQ((*started)["body"]["rate"], 250);
-  EXPECT_EQ(state->pid, 4242);
+  EXPECT_EQ(state->pid(), 4242);
+  EXPECT_EQ(state->settings().rate_hz, 250);
 
   p.client->send(request(3, "startProfiling"));
   auto again = p.client->recv();
@@ -178,29 +116,25 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   EXPECT_NE((*again)["message"].get<std::string>().find("already being profiled"),
             std::string::npos);
 
-  // The link may be called from any thread: the session pulls the data on its strand.
-  std::thread([state] {
-    {
-      std::lock_guard lock(state->mutex);
-      state->data.push_back(Json{{"samples", 1}});
-    }
-    state->link.data_ready();
-  }).join();
+  // Snapshots come from the sampler's thread; a timer on the strand sends them as batches.
+  std::thread([state] { state->snapshot(2, 3); }).join();
   auto data = p.client->recv();
   ASSERT_TRUE(data);
   EXPECT_EQ((*data)["event"], "profilingData");
-  EXPECT_EQ((*data)["body"]["samples"], 1);
+  EXPECT_EQ((*data)["body"]["sampleCount"], 2);
 
   // The last batch goes out before the stopProfiling response.
+  state->snapshot(1, 2);
   p.client->send(request(4, "stopProfiling"));
   auto last = p.client->recv();
   ASSERT_TRUE(last);
   EXPECT_EQ((*last)["event"], "profilingData");
-  EXPECT_EQ((*last)["body"]["last"], true);
+  EXPECT_EQ((*last)["body"]["sampleCount"], 1);
   auto stopped = p.client->recv();
   ASSERT_TRUE(stopped);
   EXPECT_EQ((*stopped)["success"], true);
-  EXPECT_EQ((*stopped)["body"]["samples"], 3);
+  EXPECT_EQ((*stopped)["body"]["sampleCount"], 3);
+  EXPECT_EQ(state->stops(), 1);
   p.client->send(request(5, "stopProfiling"));
   auto not_active = p.client->recv();
   ASSERT_TRUE(not_active);
@@ -219,12 +153,11 @@ TEST_F(SessionTest, ProfilingRequestsAreAnsweredByDapprofAndNeverForwarded) {
   for (int i = 0; i < 500 && !*p.ended; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   EXPECT_TRUE(*p.ended);
-  EXPECT_EQ(state->ends, 1);
 }
 
 TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
-  auto state = std::make_shared<FakeProfilerState>();
-  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+  auto state = std::make_shared<test::FakeSampling>();
+  auto& p = make(state);
   // The debuggee is this test process; pid 1 (init) is not in its process tree.
   p.upstream->send({{"seq", 1},
                     {"type", "event"},
@@ -243,7 +176,7 @@ TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
   // request, before any state is looked at (stopProfiling has nothing running here).
   int seq = 10;
   for (const Json& not_object : {Json::array(), Json("x"), Json(5)}) {
-    for (const char* command : {"startProfiling", "stopProfiling"}) {
+    for (const char* command : {"startProfiling", "stopProfiling", "exportProfile"}) {
       p.client->send(request(seq++, command, not_object));
       auto refused = p.client->recv();
       ASSERT_TRUE(refused);
@@ -260,44 +193,43 @@ TEST_F(SessionTest, InvalidArgumentsAndForeignPidsAreRefusedBeforeTheProfiler) {
   EXPECT_EQ((*foreign)["success"], false);
   EXPECT_NE((*foreign)["message"].get<std::string>().find("not part of this debug session"),
             std::string::npos);
-  EXPECT_EQ(state->starts, 0);
+  EXPECT_EQ(state->starts(), 0);
 
   p.client->send(request(3, "startProfiling", {{"pid", ::getpid()}, {"rate", 500}}));
   auto own = p.client->recv();
   ASSERT_TRUE(own);
   EXPECT_EQ((*own)["success"], true);
-  EXPECT_EQ(state->pid, ::getpid());
+  EXPECT_EQ(state->pid(), ::getpid());
   EXPECT_EQ((*own)["body"]["rate"], 500);
 }
 
 TEST_F(SessionTest, RunEndingByItselfSendsItsDataThenProfilingStopped) {
-  auto state = std::make_shared<FakeProfilerState>();
-  auto& p = make([state] { return std::make_unique<FakeProfiler>(state); });
+  auto state = std::make_shared<test::FakeSampling>();
+  auto& p = make(state);
   p.upstream->send({{"seq", 1},
                     {"type", "event"},
                     {"event", "process"},
                     {"body", {{"systemProcessId", ::getpid()}}}});
   ASSERT_TRUE(p.client->recv());
-  p.client->send(request(1, "startProfiling"));
+  p.client->send(request(1, "startProfiling", {{"batchIntervalMs", 5000}}));
   ASSERT_TRUE(p.client->recv());
   std::thread([state] {
-    {
-      std::lock_guard lock(state->mutex);
-      state->data.push_back(Json{{"n", 1}});
-      state->data.push_back(Json{{"n", 2}});
-    }
-    state->link.run_ended(1);  // no data_ready: ending must deliver what is queued by itself
+    state->snapshot(2);
+    // Before any batch was due: ending must deliver what was sampled by itself.
+    state->end(sampler::StopReason::Exited, "process exited");
   }).join();
-  for (int n : {1, 2}) {
+  {
     auto data = p.client->recv();
     ASSERT_TRUE(data);
     EXPECT_EQ((*data)["event"], "profilingData");
-    EXPECT_EQ((*data)["body"]["n"], n);
+    EXPECT_EQ((*data)["body"]["sampleCount"], 2);
   }
   auto stopped = p.client->recv();
   ASSERT_TRUE(stopped);
   EXPECT_EQ((*stopped)["event"], "profilingStopped");
   EXPECT_EQ((*stopped)["body"]["reason"], "exited");
+  EXPECT_EQ((*stopped)["body"]["message"], "process exited");
+  EXPECT_EQ((*stopped)["body"]["sampleCount"], 2);
   p.client->send(request(2, "startProfiling"));  // may start again
   auto again = p.client->recv();
   ASSERT_TRUE(again);

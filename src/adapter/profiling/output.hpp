@@ -8,7 +8,7 @@
 #include "model/profile_format.hpp"
 #include "protocol/messages.hpp"
 
-namespace dapprof::adapter {
+namespace dapprof::adapter::profiling {
 
 // Written to a temporary file beside `path` and renamed into place, so that a reader never sees
 // half a profile and a failed write leaves an earlier file intact. Errors carry OutputFailed.
@@ -20,4 +20,4 @@ Status write_profile_file(const formats::Profile& profile, model::ProfileFormat 
 std::vector<protocol::FunctionStats> top_functions(const formats::Profile& profile,
                                                    bool hide_debugger);
 
-}  // namespace dapprof::adapter
+}  // namespace dapprof::adapter::profiling

@@ -1,4 +1,4 @@
-#include "adapter/profile_file.hpp"
+#include "adapter/profiling/output.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "formats/summary.hpp"
 #include "formats/writers.hpp"
 
-namespace dapprof::adapter {
+namespace dapprof::adapter::profiling {
 namespace {
 
 Error failed(const std::string& path, std::string_view detail) {
@@ -57,4 +57,4 @@ std::vector<protocol::FunctionStats> top_functions(const formats::Profile& profi
   return rows;
 }
 
-}  // namespace dapprof::adapter
+}  // namespace dapprof::adapter::profiling
