@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's first Quick start command: builds dapprof, starts `dapprof serve`, and profiles
 # examples/demo_app.py with the bundled client (client/dapprof_client.py) for about 4 seconds.
-# Writes demo-output/demo.speedscope.json (from the client) and demo-output/demo-flamegraph.svg
-# (written by dapprof) and prints the functions that took the most samples.
+# Writes demo-output/demo.speedscope.json (exported from dapprof by the client) and
+# demo-output/demo-flamegraph.svg (written by dapprof itself) and prints the functions that took
+# the most samples.
 #
 #   scripts/demo.sh [--skip-install] [--build-dir DIR]
 #
@@ -22,7 +23,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,10s/^# \{0,1\}//p' "$0"
+      sed -n '2,11s/^# \{0,1\}//p' "$0"
       exit 0
       ;;
     *)
@@ -72,7 +73,7 @@ echo
 
 # Profile for 4 s, then let the demo finish on its own (it runs about 6.5 s).
 "$python" client/dapprof_client.py --connect "127.0.0.1:$port" --duration 4 --top 10 \
-  --speedscope "$out/demo.speedscope.json" \
+  --export speedscope="$out/demo.speedscope.json" \
   --output "$out/demo-flamegraph.svg" --format flamegraph \
   --wait-exit examples/demo_app.py
 

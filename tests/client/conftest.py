@@ -1,6 +1,7 @@
 """Fixtures for the bundled client's tests: the dapprof binary (DAPPROF_BIN), a `dapprof serve`
-on a free loopback port, and a runner for client/dapprof_client.py that bounds every wait and
-kills whatever the run left behind."""
+on a free loopback port, and a runner for the client's command line (client/dapprof_client.py,
+or another entry point such as dapprof-client.pyz) that bounds every wait and kills whatever the
+run left behind. The package itself is imported from client/."""
 from __future__ import annotations
 
 import json
@@ -25,8 +26,6 @@ sys.path.insert(0, str(ROOT / "client"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from binaries import dapprof_bin  # noqa: E402,F401 (used by the tests)
-
-
 
 
 def free_port() -> int:
@@ -103,8 +102,9 @@ def run_client(tmp_path):
     run failed half-way."""
     debuggees: list[int] = []
 
-    def run(*args: str, python: str = DEBIAN_PYTHON, timeout: float = 90.0) -> Run:
-        argv = [python, str(CLIENT), "--json-summary", str(tmp_path / "summary.json"),
+    def run(*args: str, python: str = DEBIAN_PYTHON, timeout: float = 90.0,
+            client: Path = CLIENT) -> Run:
+        argv = [python, str(client), "--json-summary", str(tmp_path / "summary.json"),
                 "--top", "40", *args]
         start = time.monotonic()
         try:

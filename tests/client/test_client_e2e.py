@@ -1,7 +1,8 @@
 """client/dapprof_client.py end to end: real dapprof (serve and stdio), real debugpy, real Python
-programs, real sockets. Checks what a CI user relies on: the fixture's functions in the top
-table with the right file, a speedscope file holding every streamed sample, the profile file
-dapprof writes in the format asked, and the exit codes."""
+programs, real sockets. Checks what a CI user relies on: the fixture's functions in the daemon's
+top table with the right file, the files exported from dapprof (exportProfile) and the one it
+writes itself (outputPath) in the format asked, debugpy's frames hidden unless asked, and the
+exit codes."""
 from __future__ import annotations
 
 import json
@@ -12,13 +13,10 @@ import pytest
 
 import pythons
 from conftest import DEBIAN_PYTHON, FIXTURES, Serve, dapprof_bin, free_port
-from dapprof_client import Profile
+from dapprof_client import ErrorId, Profile
 
 APP = FIXTURES / "client_app.py"
 APP_PATH = os.path.realpath(APP)
-# crunch_numbers' lines: its `def` line (3.11+ may report it on entry) to its return
-CRUNCH_LINES = next(range(n, n + 5) for n, line in enumerate(APP.read_text().splitlines(), 1)
-                    if line.startswith("def crunch_numbers"))
 
 
 def pyenv_interpreters():
@@ -35,34 +33,45 @@ def check_profile(run, tmp_path, daemon_format=None):
     """The facts every successful run must show."""
     assert run.returncode == 0, run
     summary = run.summary()
-    own = {(r["function"], r["file"]) for r in summary["topOwn"]}
-    total = {(r["function"], r["file"]) for r in summary["topTotal"]}
-    assert ("crunch_numbers", APP_PATH) in own, run
-    assert ("side_worker", APP_PATH) in own, run
-    assert ("outer_step", APP_PATH) in total, run
-    crunch = next(r for r in summary["topOwn"] if r["function"] == "crunch_numbers")
-    assert crunch["line"] in CRUNCH_LINES and crunch["file"] == APP_PATH
-    # the table printed for people shows the same, with file:line
-    assert f"crunch_numbers ({APP_PATH}:" in run.stdout, run
+    top = {(r["function"], r["file"]): r for r in summary["topFunctions"]}
+    assert ("crunch_numbers", APP_PATH) in top and ("side_worker", APP_PATH) in top, run
+    assert top[("outer_step", APP_PATH)]["total"] >= top[("crunch_numbers", APP_PATH)]["self"]
+    selfs = [(r["self"], r["total"]) for r in summary["topFunctions"]]
+    assert selfs == sorted(selfs, reverse=True) and len(selfs) <= 20
+    # the table printed for people shows the same, in the columns of `dapprof record`
+    assert "%Own  %Total  OwnSmpl  TotSmpl  Function (file)" in run.stdout, run
+    assert f"crunch_numbers ({APP_PATH})" in run.stdout, run
     assert summary["samples"] > 50 and summary["errors"] >= 0
     names = {t["name"] for t in summary["threads"]}
     assert {"MainThread", "side-worker"} <= names, summary["threads"]
-    daemon = summary["daemonSummary"]
     # every sample the daemon counted reached the client before the run ended
-    assert daemon["sampleCount"] == summary["samples"], summary
+    assert summary["daemonSummary"]["sampleCount"] == summary["streamSamples"], summary
+    assert summary["samples"] == summary["streamSamples"]
+    assert summary["hideDebugger"] is True
 
-    speedscope = json.loads((tmp_path / "client.speedscope.json").read_text())
-    assert sum(len(p["samples"]) for p in speedscope["profiles"]) == summary["samples"]
-    frame_names = [f["name"] for f in speedscope["shared"]["frames"]]
-    assert "crunch_numbers" in frame_names
-    for p in speedscope["profiles"]:
-        assert p["type"] == "sampled" and len(p["weights"]) == len(p["samples"])
-        assert all(0 <= i < len(frame_names) for s in p["samples"] for i in s)
+    speedscope = check_speedscope(tmp_path / "client.speedscope.json", summary)
+    # hidden from the files too: no debugpy frame, its samples under "(debugger)"
+    assert not any("/debugpy/" in f.get("file", "") for f in speedscope["shared"]["frames"])
+    assert (tmp_path / "client.collapsed.txt").exists()
+    assert summary["exports"][0]["path"] == str(tmp_path / "client.speedscope.json")
 
     if daemon_format:
         check_daemon_file(tmp_path / f"daemon.{daemon_format}", daemon_format)
         assert summary["outputPath"] == str(tmp_path / f"daemon.{daemon_format}")
     return summary
+
+
+def check_speedscope(path, summary):
+    """An exported speedscope document of the whole run."""
+    doc = json.loads(path.read_text())
+    assert doc["$schema"].startswith("https://www.speedscope.app/")
+    assert sum(len(p["samples"]) for p in doc["profiles"]) == summary["samples"]
+    frame_names = [f["name"] for f in doc["shared"]["frames"]]
+    assert "crunch_numbers" in frame_names
+    for p in doc["profiles"]:
+        assert p["type"] == "sampled" and len(p["weights"]) == len(p["samples"])
+        assert all(0 <= i < len(frame_names) for s in p["samples"] for i in s)
+    return doc
 
 
 def check_daemon_file(path, fmt):
@@ -101,14 +110,17 @@ def test_serve_debian_python(serve, run_client, tmp_path):
     replay = Profile()
     for body in bodies:
         replay.add_event(body)
-    assert replay.collapsed() == (tmp_path / "client.collapsed.txt").read_text()
-    assert sum(b["sampleCount"] for b in bodies) == summary["samples"]
+    assert replay.sample_count == sum(b["sampleCount"] for b in bodies) == summary["samples"]
+    # the stream keeps every frame; the daemon marks debugpy's launcher frames as the debugger's
+    marked = [f for f in replay.decoder.frames.values() if f.debugger]
+    assert marked and all("debugpy" in (f.file or f.module) or "pydev" in (f.file or f.module)
+                          for f in marked), marked
     assert summary["rate"] == 200 and summary["stopReason"] == "requested"
     assert summary["exitCode"] is None  # terminated by the client, not ended by itself
     collapsed = (tmp_path / "client.collapsed.txt").read_text().splitlines()
     assert sum(int(line.rsplit(" ", 1)[1]) for line in collapsed) <= summary["samples"]
-    assert any(line.endswith(" ") is False and "outer_step" in line and "crunch_numbers" in line
-               for line in collapsed)
+    assert any("outer_step" in line and "crunch_numbers" in line for line in collapsed)
+    assert not any("/debugpy/" in line for line in collapsed)
 
 
 def test_stdio_debian_python(run_client, tmp_path):
@@ -116,6 +128,19 @@ def test_stdio_debian_python(run_client, tmp_path):
                      "--daemon-arg=--log-level=warn", "--duration", "3",
                      *outputs(tmp_path, "speedscope"), str(APP), "--", "60")
     check_profile(run, tmp_path, "speedscope")
+    # exportProfile's content is what stopProfiling writes to outputPath
+    exported = json.loads((tmp_path / "client.speedscope.json").read_text())
+    assert exported == json.loads((tmp_path / "daemon.speedscope").read_text())
+
+
+def test_debugger_frames_are_kept_when_asked(serve, run_client, tmp_path):
+    run = run_client("--connect", serve.address, "--duration", "2", "--debugger-frames",
+                     "--export", f"collapsed={tmp_path}/all.txt", str(APP), "--", "60")
+    assert run.returncode == 0, run
+    summary = run.summary()
+    assert summary["hideDebugger"] is False
+    collapsed = (tmp_path / "all.txt").read_text()
+    assert "/debugpy/" in collapsed and "crunch_numbers" in collapsed
 
 
 @pytest.mark.parametrize("interp", pyenv_interpreters(), ids=str)
@@ -148,7 +173,7 @@ def test_serve_python_in_a_root(interp, run_client, tmp_path):
 def test_program_ending_first_ends_the_run_and_its_exit_code_fails_the_client(serve, run_client,
                                                                                tmp_path):
     run = run_client("--connect", serve.address, "--duration", "60",
-                     "--speedscope", str(tmp_path / "client.speedscope.json"),
+                     "--export", f"speedscope={tmp_path}/client.speedscope.json",
                      "--output", str(tmp_path / "daemon.collapsed"), "--format", "collapsed",
                      str(APP), "--", "3", "5")
     assert run.returncode == 3, run
@@ -157,10 +182,11 @@ def test_program_ending_first_ends_the_run_and_its_exit_code_fails_the_client(se
     assert summary["stopReason"] == "exited" and summary["exitCode"] == 5
     # dapprof still writes the ended run's file when asked after profilingStopped
     check_daemon_file(tmp_path / "daemon.collapsed", "collapsed")
-    assert summary["daemonSummary"]["sampleCount"] == summary["samples"]
+    assert summary["daemonSummary"]["sampleCount"] == summary["streamSamples"]
     assert summary["samples"] > 0 and run.elapsed < 40
-    speedscope = json.loads((tmp_path / "client.speedscope.json").read_text())
-    assert sum(len(p["samples"]) for p in speedscope["profiles"]) == summary["samples"]
+    # a run that ended stays exportable
+    check_speedscope(tmp_path / "client.speedscope.json", summary)
+    assert "crunch_numbers" in {r["function"] for r in summary["topFunctions"]}
 
 
 def test_wait_exit_lets_the_program_finish(serve, run_client, tmp_path):
@@ -174,7 +200,7 @@ def test_wait_exit_lets_the_program_finish(serve, run_client, tmp_path):
 def test_refused_start_prints_the_adapters_message(serve, run_client):
     run = run_client("--connect", serve.address, "--native", "--nonblocking", str(APP), "--", "60")
     assert run.returncode == 1, run
-    assert "startProfiling failed (error 2001)" in run.stderr
+    assert f"startProfiling failed (error {int(ErrorId.InvalidArguments)})" in run.stderr
     assert "nonblocking" in run.stderr.split("startProfiling failed", 1)[1]
 
 
@@ -211,7 +237,7 @@ def test_child_processes_are_debugged_and_sampled(serve, run_client, tmp_path):
     child_threads = {t["name"] for t in summary["threads"] if t["pid"] == child_pid}
     assert "side-worker" in child_threads, summary["threads"]
     assert ("crunch_numbers", APP_PATH) in {(r["function"], r["file"])
-                                            for r in summary["topOwn"]}, run
+                                            for r in summary["topFunctions"]}, run
 
 
 @pytest.mark.parametrize("through", ["stdio", "serve"])
@@ -244,7 +270,8 @@ def test_attach_to_a_listening_program(through, run_client, tmp_path):
         summary = run.summary()
         assert summary["pid"] == proc.pid
         assert ("crunch_numbers", APP_PATH) in {(r["function"], r["file"])
-                                                for r in summary["topOwn"]}
+                                                for r in summary["topFunctions"]}
+        check_speedscope(tmp_path / "client.speedscope.json", summary)
         assert proc.wait(timeout=20) is not None  # terminateDebuggee ended it
     finally:
         proc.kill()

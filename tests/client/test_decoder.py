@@ -1,5 +1,5 @@
 """The client's StreamDecoder and Profile on hand-built profilingData streams, and on the stream the
-protocol library's own encoder produces."""
+protocol library's own encoder produces; the summary rendered from the daemon's topFunctions."""
 from __future__ import annotations
 
 import json
@@ -8,7 +8,8 @@ import subprocess
 
 import pytest
 
-from dapprof_client import Frame, Profile, ProtocolError, StreamDecoder, is_debugger_frame
+from dapprof_client import Frame, Profile, ProtocolError, StreamDecoder, format_summary
+from dapprof_client.summary import format_table, top_functions
 
 MAIN = {"file": "/app/main.py", "line": 25, "function": "<module>"}
 RUN = {"file": "/app/main.py", "line": 10, "function": "main"}
@@ -108,51 +109,76 @@ def test_thread_renamed_is_announced_again_and_applies_to_later_samples():
     assert later[0].thread.name == "renamed"
 
 
-def test_profile_counts_own_and_total_once_per_sample_and_reports_first_line():
+def test_profile_counts_the_stream_until_the_daemons_summary_comes():
     profile = Profile({"pid": 4242, "pythonVersion": "3.12.1", "rate": 100})
-    first, second = two_events()
-    recursive = event({}, [[1, 2, 2, 3]], [4242], {})  # main -> main -> calc
-    for body in (first, second, recursive):
-        profile.add_event(body)
-    assert profile.sample_count == 7 and profile.dropped == 2 and profile.errors == 1
-    stats = {(s.function, s.file): s for s in profile.functions()}
-    calc = stats[("calc", "/app/utils.py")]
-    assert (calc.own, calc.total, calc.line) == (4, 4, 42)  # lines 42 and 47, one function
-    main = stats[("main", "/app/main.py")]
-    assert (main.own, main.total) == (1, 5)  # the recursive sample counts once
-    sleep = stats[("time.sleep", SLEEP["module"])]
-    assert (sleep.own, sleep.total) == (1, 1)
-    # main, worker and time.sleep have one own sample each: ties go to the larger total
-    assert [s.function for s in profile.top(2, "own")] == ["calc", "main"]
-    assert profile.top(1, "total")[0].function in ("<module>", "main")
-    summary = profile.summary_dict(top=3)
-    assert summary["samples"] == 7 and summary["topOwn"][0]["ownPercent"] == pytest.approx(57.14)
-    assert {t["osThreadId"]: t["samples"] for t in summary["threads"]} == {4242: 5, 4250: 2}
-    assert "calc (/app/utils.py:42)" in profile.format_summary(top=3)
-
-
-def test_speedscope_and_collapsed_from_the_stream():
-    profile = Profile({"rate": 200}, name="app")
     for body in two_events():
         profile.add_event(body)
-    doc = json.loads(json.dumps(profile.speedscope()))
-    frames = doc["shared"]["frames"]
-    by_thread = {p["name"]: p for p in doc["profiles"]}
-    assert set(by_thread) == {"MainThread (tid 4242, pid 4242)",
-                              "Thread-1 (worker) (tid 4250, pid 4242)"}
-    main = by_thread["MainThread (tid 4242, pid 4242)"]
-    assert main["type"] == "sampled" and len(main["samples"]) == len(main["weights"]) == 4
-    assert [[frames[i]["name"] for i in s] for s in main["samples"]][0] == [
-        "<module>", "main", "calc"]
-    assert main["weights"][0] == pytest.approx(5.0) and main["endValue"] == pytest.approx(20.0)
-    assert frames[[f["name"] for f in frames].index("time.sleep")]["file"].endswith("time.so")
-    assert sum(len(p["samples"]) for p in doc["profiles"]) == profile.sample_count
-    lines = profile.collapsed().splitlines()
-    assert ("<module> (/app/main.py:25);main (/app/main.py:10);calc (/app/utils.py:42) 2"
-            in lines)
-    assert "worker (/app/main.py:18);time.sleep (/usr/lib/python3.12/lib-dynload/time.so) 1" \
-        in lines
-    assert sum(int(line.rsplit(" ", 1)[1]) for line in lines) == 6
+    assert profile.sample_count == 6 and profile.dropped == 2 and profile.errors == 1
+    assert {tid: len(i) for tid, i in profile.thread_samples.items()} == {4242: 4, 4250: 2}
+    assert profile.total_samples == 6 and profile.top_functions is None
+    assert list(profile.stacks())[0] == (4242, (1, 2, 3))
+    # once the run ended, the totals are the daemon's
+    profile.finish(dict(SUMMARY, sampleCount=8), "requested")
+    assert profile.total_samples == 8 and profile.dropped_count == 2
+    assert profile.duration_ms == 612.5 and profile.stop_reason == "requested"
+    assert [f.function for f in profile.top_functions] == ["calc", "main", "time.sleep"]
+
+
+SUMMARY = {"sampleCount": 6, "duration": 612.5, "errorCount": 1, "droppedSampleCount": 2,
+           "topFunctions": [
+               {"function": "calc", "file": "/app/utils.py", "self": 3, "total": 3},
+               {"function": "main", "file": "/app/main.py", "self": 1, "total": 4},
+               {"function": "time.sleep", "file": SLEEP["module"], "self": 1, "total": 1}]}
+
+
+def test_the_table_has_the_columns_of_dapprof_records_summary():
+    """src/formats/summary.cpp's format_summary: the same header and row layout."""
+    rows = top_functions(SUMMARY)
+    table = format_table(rows, 6, top=2).splitlines()
+    assert table == [
+        "Top functions by own samples (of 6 thread samples):",
+        "     %Own  %Total  OwnSmpl  TotSmpl  Function (file)",
+        "   50.00%  50.00%        3        3  calc (/app/utils.py)",
+        "   16.67%  66.67%        1        4  main (/app/main.py)"]
+    assert format_table(rows, 0, top=5) == "No samples.\n"
+    assert format_table([], 6, top=5).count("\n") == 2  # the header, no rows
+
+
+def test_summary_text_and_json_come_from_the_daemons_summary():
+    profile = Profile({"pid": 4242, "pythonVersion": "3.12.1", "rate": 100})
+    for body in two_events():
+        profile.add_event(body)
+    profile.finish(SUMMARY, "exited")
+    text = format_summary(profile, top=15)
+    assert text.startswith("process 4242 (Python 3.12.1): 6 samples over 0.61 s at 100 Hz, "
+                           "2 dropped, 1 errors, 2 threads")
+    assert "   16.67%  66.67%        1        4  main (/app/main.py)" in text
+    assert "time.sleep (/usr/lib/python3.12/lib-dynload/time.so)" in text
+    summary = json.loads(json.dumps(profile.summary_dict()))
+    assert summary["topFunctions"] == SUMMARY["topFunctions"]
+    assert (summary["samples"], summary["durationMs"], summary["errors"],
+            summary["droppedSamples"], summary["streamSamples"]) == (6, 612.5, 1, 2, 6)
+    assert summary["stopReason"] == "exited" and summary["daemonSummary"] == SUMMARY
+    assert {t["osThreadId"]: t["samples"] for t in summary["threads"]} == {4242: 4, 4250: 2}
+    # a daemon that sends no topFunctions (older than the client) gets no made-up table
+    profile.finish({"sampleCount": 6, "duration": 1.0, "errorCount": 0,
+                    "droppedSampleCount": 0}, "requested")
+    assert "sent no topFunctions" in profile.format_summary()
+    assert profile.summary_dict()["topFunctions"] is None
+    # but a run without samples has none to send
+    empty = Profile()
+    empty.finish({"sampleCount": 0, "duration": 1.0, "errorCount": 0, "droppedSampleCount": 0},
+                 "exited")
+    assert empty.format_summary().endswith("\n\nNo samples.\n")
+
+
+def test_malformed_top_functions_are_protocol_errors():
+    with pytest.raises(ProtocolError, match="topFunctions"):
+        top_functions({"topFunctions": {"calc": 1}})
+    with pytest.raises(ProtocolError, match="self"):
+        top_functions({"topFunctions": [{"function": "f", "file": "", "self": -1, "total": 0}]})
+    with pytest.raises(ProtocolError, match="'function' and 'file'"):
+        top_functions({"topFunctions": [{"function": "f", "self": 1, "total": 1}]})
 
 
 def test_decodes_the_protocol_librarys_own_stream():
@@ -174,33 +200,24 @@ def test_decodes_the_protocol_librarys_own_stream():
     assert profile.dropped == sum(b.get("droppedSampleCount", 0) for b in bodies)
 
 
-def test_tables_leave_out_the_debuggers_frames_unless_asked():
-    runpy = {"file": "/usr/lib/python3.11/runpy.py", "line": 88, "function": "_run_code"}
-    launcher = {"file": "/usr/lib/python3/dist-packages/debugpy/server/cli.py", "line": 284,
-                "function": "run_file"}
+def test_frames_carry_the_origin_the_daemon_gave_them():
     pydevd = {"file": "/x/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py", "line": 204,
-              "function": "ReaderThread._read_line"}
-    read = {"file": "", "line": 0, "function": "read", "native": True, "module": "/libc.so.6"}
-    body = event({1: runpy, 2: launcher, 3: MAIN, 4: CALC, 5: pydevd, 6: read},
-                 [[1, 2, 3, 4], [1, 2, 3], [5, 6], []])
-    profile = Profile()
-    profile.add_event(body)
-    shown = {s.function: (s.own, s.total) for s in profile.functions()}
-    assert shown == {"<module>": (1, 2), "calc": (1, 1)}
-    assert profile.debugger_samples == 1
-    assert "25.0% of the samples were in debugpy" in profile.format_summary()
-    profile.hide_debugger = False
-    everything = {s.function: (s.own, s.total) for s in profile.functions()}
-    assert everything["_run_code"] == (0, 2) and everything["ReaderThread._read_line"] == (0, 1)
-    assert everything["read"] == (1, 1)
-    # the files keep every frame
-    assert "_run_code (/usr/lib/python3.11/runpy.py:88)" in profile.collapsed()
+              "function": "ReaderThread._read_line", "origin": "debugger"}
+    compiled = dict(SLEEP, function="trace_dispatch", origin="debugger")
+    decoder = StreamDecoder()
+    [sample] = decoder.decode(event({1: MAIN, 2: pydevd, 3: compiled}, [[1, 2, 3]]))
+    assert [f.origin for f in sample.stack] == ["program", "debugger", "debugger"]
+    assert [f.debugger for f in sample.stack] == [False, True, True]
+    assert sample.stack[2].native and sample.stack[2].debugger
+    # no client rule: a debugpy path without the daemon's mark is the program's
+    unmarked = dict(pydevd, origin="program")
+    [sample] = StreamDecoder().decode(event({5: unmarked}, [[5]]))
+    assert not sample.stack[0].debugger
+    assert Frame("f", "a.py", 1).origin == "program"
 
 
-def test_debugger_frames_in_python_or_compiled():
-    pydevd = "/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd"
-    assert is_debugger_frame(Frame("run_file", "/usr/lib/python3/dist-packages/debugpy/server/cli.py", 284))
-    assert is_debugger_frame(Frame("trace_dispatch", "", 0, True,
-                                   f"{pydevd}/_pydevd_bundle/pydevd_cython.cpython-311-x86_64-linux-gnu.so"))
-    assert not is_debugger_frame(Frame("_run_code", "/usr/lib/python3.11/runpy.py", 88))
-    assert not is_debugger_frame(Frame("read", "", 0, True, "/usr/lib/x86_64-linux-gnu/libc.so.6"))
+def test_an_unknown_origin_is_a_protocol_error():
+    decoder = StreamDecoder()
+    with pytest.raises(ProtocolError, match="'origin' must be one of program, debugger"):
+        decoder.decode(event({1: dict(MAIN, origin="library")}, [[1]]))
+    assert decoder.frames == {}

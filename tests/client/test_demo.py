@@ -51,7 +51,8 @@ def test_demo_script(tmp_path):
     svg = (out / "demo-flamegraph.svg").read_text()
     assert svg.lstrip().startswith(("<?xml", "<svg")) and "sieve_primes" in svg
     # what the user sees: the summary's tables and where the files are
-    assert "Top 10 functions by self samples" in completed.stdout
+    assert "Top functions by own samples" in completed.stdout
+    assert "OwnSmpl  TotSmpl  Function (file)" in completed.stdout
     assert "sieve_primes (" in completed.stdout and "demo_app.py" in completed.stdout
     assert "demo-output/demo-flamegraph.svg" in completed.stdout
     assert "npx speedscope" in completed.stdout
