@@ -1,7 +1,7 @@
 // dapprof: one executable; the daemon contributes stdio and serve, app/cli record and dump.
 #include <CLI/CLI.hpp>
 
-#include "adapter/cli.hpp"
+#include "app/daemon/commands.hpp"
 #include "app/cli/commands.hpp"
 
 int main(int argc, char** argv) {
@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "dapprof 0.1.0");
   int exit_code = 0;
-  dapprof::adapter::add_commands(app, exit_code);
+  dapprof::app::daemon::add_commands(app, exit_code);
   dapprof::app::cli::add_commands(app, exit_code);
   CLI11_PARSE(app, argc, argv);
   return exit_code;

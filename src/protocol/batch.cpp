@@ -83,15 +83,17 @@ Json to_json(const ProfilingBatch& batch) {
 
 BatchBuilder::BatchBuilder(FrameTable table) : table_(std::move(table)) {}
 
-Status BatchBuilder::add(const model::ThreadStack& thread) {
-  const model::ThreadInfo& info = thread.info;
+void BatchBuilder::add_thread(const model::ThreadInfo& info) {
   // A TID can be reused by a new thread, and a thread's name can change: announce it again.
   if (auto [it, inserted] = threads_.try_emplace(info.os_thread_id, info);
       inserted || it->second != info) {
     it->second = info;
     pending_.threads.push_back(info);
   }
+}
 
+Status BatchBuilder::add(const model::ThreadStack& thread) {
+  add_thread(thread.info);
   std::vector<FrameId> stack(thread.frames.size());
   auto out = stack.rbegin();  // the sampler gives innermost first; the protocol wants root first
   for (const auto& frame : thread.frames) {
@@ -102,7 +104,24 @@ Status BatchBuilder::add(const model::ThreadStack& thread) {
     *out++ = interned->id;
   }
   pending_.samples.push_back(std::move(stack));
-  pending_.thread_ids.push_back(info.os_thread_id);
+  pending_.thread_ids.push_back(thread.info.os_thread_id);
+  return Ok{};
+}
+
+Status BatchBuilder::add(const model::ThreadInfo& thread,
+                         std::span<const std::uint32_t> innermost_first,
+                         std::span<const model::Frame> frames) {
+  add_thread(thread);
+  std::vector<FrameId> stack(innermost_first.size());
+  auto out = stack.rbegin();
+  for (const auto index : innermost_first) {
+    auto interned = table_.intern(index, frames[index]);
+    if (!interned) return interned.error();
+    if (interned->is_new) pending_.new_frames.push_back({interned->id, frames[index]});
+    *out++ = interned->id;
+  }
+  pending_.samples.push_back(std::move(stack));
+  pending_.thread_ids.push_back(thread.os_thread_id);
   return Ok{};
 }
 

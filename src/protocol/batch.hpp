@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,6 +58,10 @@ class BatchBuilder {
   Status add(const model::ThreadStack& thread);
   // Adds every thread of a snapshot (the sampler has already filtered idle/GIL).
   Status add(const model::Snapshot& snapshot);
+  // Adds one thread's stack as indices into `frames`, a store of the caller's that interned them
+  // (a run's whole-profile recording), innermost first: no frame is kept twice.
+  Status add(const model::ThreadInfo& thread, std::span<const std::uint32_t> innermost_first,
+             std::span<const model::Frame> frames);
   void add_errors(std::uint64_t count) { pending_.error_count += count; }
 
   std::size_t pending_samples() const { return pending_.samples.size(); }
@@ -68,6 +73,7 @@ class BatchBuilder {
   const FrameTable& frame_table() const { return table_; }
 
  private:
+  void add_thread(const model::ThreadInfo& info);
   FrameTable table_;
   std::unordered_map<ThreadId, model::ThreadInfo> threads_;
   ProfilingBatch pending_;

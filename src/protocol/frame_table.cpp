@@ -43,7 +43,23 @@ FrameTable::FrameTable(unsigned id_bits, HashFunction hash)
 Result<FrameTable::Interned> FrameTable::intern(const model::Frame& frame) {
   if (const auto it = by_frame_.find(frame); it != by_frame_.end())
     return Interned{it->second, false};
-  if (by_frame_.size() > mask_)
+  auto id = assign(frame);
+  if (!id) return id.error();
+  by_frame_.emplace(frame, *id);
+  return Interned{*id, true};
+}
+
+Result<FrameTable::Interned> FrameTable::intern(std::uint32_t index, const model::Frame& frame) {
+  if (index < by_index_.size() && by_index_[index] != kNoId) return Interned{by_index_[index], false};
+  auto id = assign(frame);
+  if (!id) return id.error();
+  if (index >= by_index_.size()) by_index_.resize(std::size_t{index} + 1, kNoId);
+  by_index_[index] = *id;
+  return Interned{*id, true};
+}
+
+Result<FrameId> FrameTable::assign(const model::Frame& frame) {
+  if (used_ids_.size() > mask_)
     return Error{fmt::format("all {} frame IDs are in use", capacity()), ErrorCode::Generic};
 
   // Rehashing with successive seeds resolves collisions deterministically. A bad hash function
@@ -62,14 +78,14 @@ Result<FrameTable::Interned> FrameTable::intern(const model::Frame& frame) {
     id = (id + 1) & mask_;
     found = !used_ids_.contains(id);
   }
-  by_frame_.emplace(frame, id);
   used_ids_.insert(id);
-  return Interned{id, true};
+  return id;
 }
 
 void FrameTable::clear() {
   used_ids_.clear();
   by_frame_.clear();
+  by_index_.clear();
   collisions_ = 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "common/result.hpp"
 #include "model/frame.hpp"
@@ -41,8 +42,11 @@ class FrameTable {
   // until a free ID is found, so the result depends only on the frames interned before it (the
   // same insertion order always gives the same IDs). Fails only when every ID is taken.
   Result<Interned> intern(const model::Frame& frame);
+  // The same for a frame a store of the caller's has already interned as `index` (dense, from
+  // 0): the ID is kept by index, so the run's frames are held once, by that store.
+  Result<Interned> intern(std::uint32_t index, const model::Frame& frame);
 
-  std::size_t size() const { return by_frame_.size(); }
+  std::size_t size() const { return used_ids_.size(); }
   std::uint64_t capacity() const { return mask_ + 1; }      // how many distinct IDs exist
   std::uint64_t collisions() const { return collisions_; }  // rehashes done so far
   // Forgets every frame: the next profiling run announces frames again.
@@ -56,7 +60,10 @@ class FrameTable {
   struct FrameHasher {
     std::size_t operator()(const model::Frame& frame) const noexcept;
   };
+  Result<FrameId> assign(const model::Frame& frame);
   std::unordered_map<model::Frame, FrameId, FrameHasher> by_frame_;
+  std::vector<FrameId> by_index_;  // kNoId where not assigned yet
+  static constexpr FrameId kNoId = ~FrameId{0};
   std::unordered_set<FrameId> used_ids_;
   std::uint64_t collisions_ = 0;
 };

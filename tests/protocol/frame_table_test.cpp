@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 
@@ -149,6 +150,33 @@ TEST(FrameTable, CollidingIdsRoundTripThroughBatches) {
   }
   EXPECT_GT(builder.frame_table().collisions(), 0u);
   EXPECT_EQ(decoded, expected);
+}
+
+}  // namespace
+}  // namespace dapprof::protocol
+
+namespace dapprof::protocol {
+namespace {
+
+TEST(FrameTable, FramesInternedByTheCallersIndexGetTheSameIds) {
+  // A run's recording interns each frame once and hands the batches indices: the IDs must be the
+  // ones the frames themselves would get, or a client could not match runs and versions.
+  testing::RandomStacks random(99);
+  FrameTable by_frame(10), by_index(10);  // few bits: collisions resolved identically too
+  std::vector<model::Frame> store;
+  for (int i = 0; i < 200; ++i) {
+    for (const auto& frame : random.next(20).frames) {
+      auto index = std::find(store.begin(), store.end(), frame) - store.begin();
+      if (index == static_cast<std::ptrdiff_t>(store.size())) store.push_back(frame);
+      auto a = by_frame.intern(frame);
+      auto b = by_index.intern(static_cast<std::uint32_t>(index), frame);
+      ASSERT_TRUE(a.ok() && b.ok());
+      EXPECT_EQ(a->id, b->id);
+      EXPECT_EQ(a->is_new, b->is_new);
+    }
+  }
+  EXPECT_EQ(by_frame.size(), by_index.size());
+  EXPECT_GT(by_index.collisions(), 0u);
 }
 
 }  // namespace

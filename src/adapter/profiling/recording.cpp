@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "adapter/profiling/output.hpp"
 
 namespace dapprof::adapter::profiling {
@@ -20,15 +22,22 @@ Recording::Recording(std::string name, double rate_hz, std::size_t max_pending_s
 }
 
 void Recording::add(model::Snapshot&& snapshot) {
+  const auto t = std::max<std::int64_t>(
+      0, std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - started_).count());
   std::lock_guard lock(mutex_);
-  if (auto status = builder_.add(snapshot); !status) {
-    // Only a frame-ID space exhausted by collisions gets here; count it, keep going.
-    spdlog::warn("profiling: {}", status.message());
-    builder_.add_errors(1);
-    return;
+  for (const auto& thread : snapshot.threads) {
+    // The profile interns (and classifies) each frame once; the batch announces it by index.
+    const auto stack = profile_.add_stack(thread.frames);
+    if (auto status = builder_.add(thread.info, profile_.stacks()[stack], profile_.frames());
+        !status) {
+      // Only a frame-ID space exhausted by collisions gets here; count it, keep going.
+      spdlog::warn("profiling: {}", status.message());
+      builder_.add_errors(1);
+      continue;
+    }
+    profile_.add_sample(profile_.add_thread(thread.info), stack, t);
+    ++samples_;
   }
-  profile_.add_snapshot(snapshot, started_);
-  samples_ += snapshot.threads.size();
   if (!batch_first_) batch_first_ = snapshot.time;
   batch_last_ = snapshot.time;
 }

@@ -1,4 +1,4 @@
-#include "adapter/cli.hpp"
+#include "app/daemon/commands.hpp"
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -8,7 +8,9 @@
 #include "adapter/server.hpp"
 #include "adapter/stdio.hpp"
 
-namespace dapprof::adapter {
+namespace dapprof::app::daemon {
+
+using namespace dapprof::adapter;
 namespace {
 
 struct Parsed {
@@ -101,4 +103,4 @@ void add_commands(CLI::App& app, int& exit_code) {
   });
 }
 
-}  // namespace dapprof::adapter
+}  // namespace dapprof::app::daemon

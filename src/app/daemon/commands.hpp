@@ -1,7 +1,8 @@
 #pragma once
 #include <CLI/CLI.hpp>
 
-namespace dapprof::adapter {
+// The daemon's command line, on top of the adapter: `dapprof stdio` and `dapprof serve`.
+namespace dapprof::app::daemon {
 // Adds `stdio` and `serve`; their callbacks store the process exit code in exit_code.
 void add_commands(CLI::App& app, int& exit_code);
-}  // namespace dapprof::adapter
+}  // namespace dapprof::app::daemon
