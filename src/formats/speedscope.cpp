@@ -18,7 +18,11 @@ void write_speedscope(const Profile& profile, std::ostream& out, const WriteOpti
   Json frames = Json::array();
   for (const auto& f : profile.frames()) {
     Json frame = {{"name", f.function}};
-    if (!f.file.empty()) frame["file"] = f.file;
+    // A native frame without line tables is still placed: in its shared object.
+    if (!f.file.empty())
+      frame["file"] = f.file;
+    else if (f.native() && !f.module.empty())
+      frame["file"] = f.module;
     if (f.line > 0) frame["line"] = f.line;
     frames.push_back(std::move(frame));
   }

@@ -62,6 +62,22 @@ TEST(Collapsed, EmptyStacksMakeNoLine) {
             "thread (0x1) \"T\";main (app.py:10) 1\n");
 }
 
+TEST(Speedscope, NativeFramesWithoutSourceNameTheirModule) {
+  Profile p;
+  const auto t = p.add_thread({1, 1, 1, "MainThread"});
+  const model::Frame memcpy{"memcpy", "", 0, model::FrameKind::Native, "/lib/libc.so.6"};
+  const model::Frame with_source{"inflate", "zlib/inflate.c", 42, model::FrameKind::Native,
+                                 "/lib/libz.so.1"};
+  p.add_sample(t, p.add_stack(std::vector{memcpy, with_source}), 0);
+  const auto doc = json::parse(to_string(model::ProfileFormat::Speedscope, p));
+  const auto& frames = doc["shared"]["frames"];
+  ASSERT_EQ(frames.size(), 2u);
+  EXPECT_EQ(frames[0]["file"], "/lib/libc.so.6");
+  EXPECT_FALSE(frames[0].contains("line"));
+  EXPECT_EQ(frames[1]["file"], "zlib/inflate.c");
+  EXPECT_EQ(frames[1]["line"], 42);
+}
+
 TEST(Speedscope, SamplesReconstructInputStacks) {
   const auto inputs = test::sample_inputs();
   const auto doc =
