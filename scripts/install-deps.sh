@@ -10,6 +10,8 @@ packages=(
   # The VS Code end-to-end test (vscode-client/scripts/e2e.sh): Debian's rg stands in for the one
   # code-server's install would download; code-server's kerberos module compiles against krb5.
   ripgrep libkrb5-dev
+  # The fuzz targets (tests/fuzz/run.sh): clang's libFuzzer and sanitizer runtimes.
+  clang libclang-rt-14-dev
   # The Debian unstable root with CPython 3.13-3.15 and debugpy 1.8 (scripts/debian-unstable-root.sh).
   debootstrap
 )
