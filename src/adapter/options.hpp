@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "protocol/backlog.hpp"
 #include "protocol/framing.hpp"
 
 namespace dapprof::adapter {
@@ -30,7 +31,7 @@ struct Options {
   UpstreamOptions upstream;
   std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
   // Profiling samples held for a slow client before the oldest are dropped (and counted).
-  std::size_t max_pending_samples = 50'000;
+  std::size_t max_pending_samples = protocol::kDefaultMaxPendingSamples;
   std::string log_file;  // empty: stderr
   std::string log_level = "info";
   std::string trace_dap;  // empty: no trace

@@ -10,6 +10,11 @@
 
 namespace dapprof::protocol {
 
+// Samples waiting for a slow client beyond which the oldest are dropped (and counted): at 1000 Hz
+// on ten busy threads, five seconds of data; a few tens of MiB at most. The daemon's default
+// (--max-pending-samples).
+inline constexpr std::size_t kDefaultMaxPendingSamples = 50'000;
+
 class Backlog {
  public:
   explicit Backlog(std::size_t max_samples) : max_samples_(max_samples) {}

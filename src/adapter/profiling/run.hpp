@@ -36,12 +36,8 @@ namespace dapprof::adapter::profiling {
 using StartSampler = std::function<Result<std::unique_ptr<sampler::Sampler>>(
     pid_t, const sampler::SamplerOptions&, sampler::Sampler::OnSnapshot, sampler::Sampler::OnStop)>;
 
-// Samples waiting for a slow client beyond which the oldest are dropped (and counted): at 1000 Hz
-// on ten busy threads, five seconds of data; a few tens of MiB at most.
-inline constexpr std::size_t kDefaultMaxPendingSamples = 50'000;
-
 struct Config {
-  std::size_t max_pending_samples = kDefaultMaxPendingSamples;
+  std::size_t max_pending_samples = protocol::kDefaultMaxPendingSamples;
   StartSampler start_sampler;  // empty: the real sampler
 };
 

@@ -4,19 +4,23 @@
 // until the next start, so a run stays exportable while its debug session lasts.
 
 import * as vscode from 'vscode';
-import type { ExportProfileArguments, ExportProfileResponseBody } from '../model/protocol';
+import { PROFILE_FORMATS, type ExportProfileArguments, type ExportProfileResponseBody, type ProfileFormat } from '../model/protocol';
 import { errorMessage } from './session';
 
-export type ExportFormat = NonNullable<ExportProfileArguments['format']>;
+export type ExportFormat = ProfileFormat;
 
-/** Every format of the protocol (schemas/exportProfileArguments.schema.json), as offered to pick. */
-export const EXPORT_FORMATS: ReadonlyArray<{ format: ExportFormat; description: string }> = [
-  { format: 'speedscope', description: 'speedscope JSON — opens in speedscope.app' },
-  { format: 'cpuprofile', description: "Chrome DevTools and VS Code's profile viewer" },
-  { format: 'collapsed', description: 'folded stacks, one line each — flamegraph.pl and similar tools' },
-  { format: 'flamegraph', description: 'an interactive SVG flame graph for any browser' },
-  { format: 'chrometrace', description: "Chrome's trace viewer and Perfetto — samples on a timeline" },
-];
+/** What each format is for, as offered to pick; a format the schema adds fails to compile here. */
+const FORMAT_DESCRIPTIONS: Record<ProfileFormat, string> = {
+  speedscope: 'speedscope JSON — opens in speedscope.app',
+  cpuprofile: "Chrome DevTools and VS Code's profile viewer",
+  collapsed: 'folded stacks, one line each — flamegraph.pl and similar tools',
+  flamegraph: 'an interactive SVG flame graph for any browser',
+  chrometrace: "Chrome's trace viewer and Perfetto — samples on a timeline",
+};
+
+/** Every format of the protocol (the generated PROFILE_FORMATS, in the schema's order). */
+export const EXPORT_FORMATS: ReadonlyArray<{ format: ExportFormat; description: string }> =
+  PROFILE_FORMATS.map((format) => ({ format, description: FORMAT_DESCRIPTIONS[format] }));
 
 export function isExportFormat(x: unknown): x is ExportFormat {
   return EXPORT_FORMATS.some((f) => f.format === x);
