@@ -4,12 +4,14 @@
 #include <sys/uio.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
 
 #include "sampler/process/permissions.hpp"
+#include "sampler/process/sample_reads.hpp"
 
 namespace dapprof::sampler::process {
 namespace {
@@ -43,22 +45,60 @@ Status ProcessMemory::read(Address addr, void* out, std::size_t size) const {
   return read_many(std::span<const Chunk>(&chunk, 1));
 }
 
+const std::byte* ProcessMemory::cached(Address addr, std::size_t size) const {
+  return sample_ ? sample_->find(addr, size) : nullptr;
+}
+
+void ProcessMemory::note(Address addr, std::size_t size) const {
+  if (sample_) sample_->note(addr, size);
+}
+
+Status ProcessMemory::read_ahead(Address addr, void* out, std::size_t size) const {
+  if (const std::byte* p = cached(addr, size)) {
+    std::memcpy(out, p, size);
+    return Ok{};
+  }
+  Chunk chunk{addr, out, size};
+  return transfer(std::span<const Chunk>(&chunk, 1));
+}
+
 Status ProcessMemory::read_many(std::span<const Chunk> chunks) const {
-  std::vector<iovec> local;
-  std::vector<iovec> remote;
+  if (!sample_) return transfer(chunks);
+  pending_.clear();
+  for (const Chunk& c : chunks) {
+    sample_->note(c.addr, c.size);
+    if (const std::byte* p = sample_->find(c.addr, c.size)) {
+      std::memcpy(c.out, p, c.size);
+    } else {
+      pending_.push_back(c);
+    }
+  }
+  return pending_.empty() ? Status{Ok{}} : transfer(pending_);
+}
+
+namespace {
+
+// One process_vm_readv of up to kMaxIov chunks; the bytes it moved, or -1 with errno.
+ssize_t readv_once(pid_t pid, std::span<const ProcessMemory::Chunk> chunks, std::size_t& total) {
+  std::array<iovec, kMaxIov> local, remote;
+  total = 0;
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    local[i] = {chunks[i].out, chunks[i].size};
+    remote[i] = {reinterpret_cast<void*>(chunks[i].addr), chunks[i].size};
+    total += chunks[i].size;
+  }
+  return process_vm_readv(pid, local.data(), chunks.size(), remote.data(), chunks.size(), 0);
+}
+
+}  // namespace
+
+Status ProcessMemory::transfer(std::span<const Chunk> chunks) const {
   while (!chunks.empty()) {
     const std::size_t n = std::min(chunks.size(), kMaxIov);
-    local.resize(n);
-    remote.resize(n);
     std::size_t total = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      local[i] = {chunks[i].out, chunks[i].size};
-      remote[i] = {reinterpret_cast<void*>(chunks[i].addr), chunks[i].size};
-      total += chunks[i].size;
-    }
     ++syscalls_;
     g_syscalls.fetch_add(1, std::memory_order_relaxed);
-    const ssize_t got = process_vm_readv(pid_, local.data(), n, remote.data(), n, 0);
+    const ssize_t got = readv_once(pid_, chunks.first(n), total);
     if (got < 0) return classify(pid_, errno, chunks[0].addr, chunks[0].size);
     if (static_cast<std::size_t>(got) != total) {
       // Find the chunk that stopped the transfer, to name it.
@@ -73,6 +113,25 @@ Status ProcessMemory::read_many(std::span<const Chunk> chunks) const {
     chunks = chunks.subspan(n);
   }
   return Ok{};
+}
+
+std::size_t ProcessMemory::read_prefix(std::span<const Chunk> chunks) const {
+  std::size_t whole = 0;
+  while (!chunks.empty()) {
+    const std::size_t n = std::min(chunks.size(), kMaxIov);
+    std::size_t total = 0;
+    ++syscalls_;
+    g_syscalls.fetch_add(1, std::memory_order_relaxed);
+    const ssize_t got = readv_once(pid_, chunks.first(n), total);
+    if (got < 0) return whole;
+    std::size_t done = static_cast<std::size_t>(got);
+    std::size_t i = 0;
+    while (i < n && done >= chunks[i].size) done -= chunks[i++].size;
+    whole += i;
+    if (i < n) return whole;
+    chunks = chunks.subspan(n);
+  }
+  return whole;
 }
 
 Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_len) const {

@@ -6,12 +6,16 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
+
+struct iovec;
 
 namespace dapprof::sampler::process {
 
 using Address = std::uint64_t;
+class SampleReads;
 
 class ProcessMemory {
  public:
@@ -38,6 +42,20 @@ class ProcessMemory {
     std::size_t size;
   };
   Status read_many(std::span<const Chunk> chunks) const;
+  // How many of `chunks`, from the first, were read whole (the transfer stops at the first
+  // unmapped one). Never served from a sample's bytes, never noted: for SampleReads itself.
+  std::size_t read_prefix(std::span<const Chunk> chunks) const;
+
+  // While a sample is taken: reads are served from its fetched bytes where they cover them, and
+  // noted for the next sample's plan (see SampleReads). Null: every read goes to the process.
+  void use(SampleReads* sample) { sample_ = sample; }
+  // The sample's bytes at [addr, addr + size) if fetched (not noted), else nullptr.
+  const std::byte* cached(Address addr, std::size_t size) const;
+  // Plans [addr, addr + size) for the next sample without reading it now.
+  void note(Address addr, std::size_t size) const;
+  // A read on speculation (e.g. a window around what is needed): not planned for the next
+  // sample; the caller notes the part it used.
+  Status read_ahead(Address addr, void* out, std::size_t size) const;
 
   // A NUL-terminated C string of at most max_len bytes.
   Result<std::string> read_cstring(Address addr, std::size_t max_len = 4096) const;
@@ -49,8 +67,12 @@ class ProcessMemory {
   static std::uint64_t total_syscalls();
 
  private:
+  Status transfer(std::span<const Chunk> chunks) const;
+
   pid_t pid_;
+  SampleReads* sample_ = nullptr;
   mutable std::uint64_t syscalls_ = 0;
+  mutable std::vector<Chunk> pending_;  // read_many's uncached chunks, kept to reuse capacity
 };
 
 }  // namespace dapprof::sampler::process

@@ -3,6 +3,7 @@
 // object can be freed and another allocated at the same address, so each hit is re-validated
 // against the header words read with the frame: the name, file, qualname and line table pointers
 // and the first line must all be unchanged.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -28,14 +29,20 @@ struct CodeInfo {
   std::vector<std::uint8_t> linetable;
   int first_traceable = 0;  // 3.11+: _co_firsttraceable (code units)
 
-  // Memoised: the same few instructions of a code object are sampled over and over.
+  // Memoised: the same few instructions of a code object are sampled over and over. A small
+  // direct-mapped table: no allocation, no hashing beyond the offset's low bits.
   int line_at(LineTableFormat format, std::int64_t byte_offset) const {
-    if (auto it = lines.find(byte_offset); it != lines.end()) return it->second;
+    auto& slot = lines[static_cast<std::uint64_t>(byte_offset / 2) % lines.size()];
+    if (slot.offset == byte_offset) return slot.line;
     const int line = line_for_offset(format, linetable, first_line, byte_offset);
-    if (lines.size() < 256) lines.emplace(byte_offset, line);
+    slot = {byte_offset, line};
     return line;
   }
-  mutable std::unordered_map<std::int64_t, int> lines;
+  struct LineSlot {
+    std::int64_t offset = -1;
+    int line = 0;
+  };
+  mutable std::array<LineSlot, 16> lines{};
 };
 
 class CodeCache {

@@ -13,6 +13,7 @@
 
 #include "sampler/native/native_stacks.hpp"
 #include "sampler/process/pause.hpp"
+#include "sampler/process/sample_reads.hpp"
 #include "sampler/process/tasks.hpp"
 #include "sampler/process/thread_states.hpp"
 #include "sampler/python/activity.hpp"
@@ -30,6 +31,10 @@ using python::Address;
 using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
+// How old the list of the process's TIDs may get before it is listed again, and how soon a
+// missing TID may have it listed again.
+constexpr auto kTaskListAge = std::chrono::milliseconds(100);
+constexpr auto kTaskListMinAge = std::chrono::milliseconds(2);
 
 class PythonProcessImpl final : public PythonProcess {
  public:
@@ -46,7 +51,9 @@ class PythonProcessImpl final : public PythonProcess {
         walker_(objects_, codes_, options.nonblocking),
         names_(objects_),
         native_(std::move(native)),
-        warning_(std::move(warning)) {}
+        warning_(std::move(warning)) {
+    memory_.use(&sample_reads_);
+  }
 
   pid_t pid() const override { return pid_; }
   const std::string& python_version() const override { return interp_.version; }
@@ -82,19 +89,32 @@ class PythonProcessImpl final : public PythonProcess {
     return Error{fmt::format("process {} exited", pid_), ErrorCode::ProcessExited};
   }
 
+  // The process's TIDs from /proc/PID/task, listed again only when older than kTaskListAge or
+  // when `stale` (a thread was not found in it): listing costs five system calls.
+  Result<std::vector<pid_t>> task_list(bool stale) {
+    const auto now = std::chrono::steady_clock::now();
+    if (stale || !tasks_listed_ || now - *tasks_listed_ > kTaskListAge) {
+      auto tids = process::list_threads(pid_);
+      if (!tids) return tids.error();
+      tasks_ = std::move(*tids);
+      tasks_listed_ = now;
+    }
+    return tasks_;
+  }
+
   Result<model::Snapshot> take() {
     model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
-    // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
-    auto tids = process::list_threads(pid_);
-    if (!tids) return tids.error();
-    const std::unordered_map<pid_t, bool> running = thread_states_.active(*tids);
-
     std::optional<process::PausedProcess> pause;
+    std::unordered_map<pid_t, bool> running;
     eval_groups_.clear();
     eval_entries_.clear();
     if (!options_.nonblocking) {
+      // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
+      auto tids = task_list(false);
+      if (!tids) return tids.error();
+      running = thread_states_.active(*tids);
       std::vector<pid_t> active;
       if (options_.skip_idle)
         for (const auto& [tid, is_running] : running)
@@ -104,9 +124,39 @@ class PythonProcessImpl final : public PythonProcess {
       if (!p) return p.error();
       pause.emplace(std::move(*p));
     }
+    // Every read from here to the end of the sample is served from the bytes fetched now where
+    // they cover it.
+    sample_reads_.begin(memory_);
+    struct EndSample {
+      process::SampleReads& reads;
+      ~EndSample() { reads.end(); }
+    } end_sample{sample_reads_};
 
-    // Batched: the interpreter list head and (3.8-3.11) the GIL holder, then per interpreter
-    // its thread list head, successor and (3.12+) GIL.
+    auto threads = read_threads();
+    if (!threads) return threads.error();
+    if (auto s = find_tids(*threads); !s) return s.error();
+    if (options_.nonblocking) {
+      std::vector<pid_t> tids;
+      for (const auto& t : *threads) tids.push_back(static_cast<pid_t>(t.tid));
+      running = thread_states_.active(tids);
+    }
+    for (const auto& t : *threads) {
+      if (auto s = read_thread(t, running, snap); !s) return s.error();
+    }
+    if (native_ && pause) add_native_frames(pause, snap);
+    return snap;
+  }
+
+  struct FoundThread {
+    Address interp = 0;
+    python::RawThread raw;
+    Address gil_holder = 0;  // of its interpreter; 0 if the GIL is not held
+    std::uint64_t tid = 0;   // Linux TID; 0 if unknown
+  };
+
+  // Every interpreter's thread states. Batched: the interpreter list head and (3.8-3.11) the GIL
+  // holder, then per interpreter its thread list head, successor and (3.12+) GIL.
+  Result<std::vector<FoundThread>> read_threads() {
     Address head = 0;
     Address runtime_holder = 0;
     std::vector<Chunk> chunks{{interp_.runtime + layout_.runtime_interpreters_head, &head, 8}};
@@ -114,6 +164,7 @@ class PythonProcessImpl final : public PythonProcess {
       chunks.push_back({interp_.runtime + layout_.runtime_tstate_current, &runtime_holder, 8});
     }
     if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
+    std::vector<FoundThread> found;
     std::unordered_set<Address> seen;
     for (Address interp = head; interp != 0;) {
       if (seen.size() >= kMaxInterpreters || !seen.insert(interp).second) {
@@ -122,11 +173,34 @@ class PythonProcessImpl final : public PythonProcess {
       InterpreterWords words;
       if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
-      if (auto s = read_interpreter(interp, words, running, snap); !s) return s.error();
+      auto threads = walker_.threads(interp, words.threads_head);
+      if (!threads) return threads.error();
+      std::vector<std::uint64_t> ids;
+      for (const auto& t : *threads) {
+        found.push_back({interp, t, words.gil_holder, t.native_thread_id});
+        ids.push_back(t.thread_id);
+      }
+      names_.update(interp, ids);
       interp = words.next;
     }
-    if (native_ && pause) add_native_frames(pause, snap);
-    return snap;
+    return found;
+  }
+
+  // 3.8-3.10 record no TID in the thread state: find it from the pthread, among the TIDs
+  // listed (again, if one is missing: a thread started since the last listing).
+  Status find_tids(std::vector<FoundThread>& threads) {
+    if (layout_.tstate_native_thread_id != python::kAbsent) return Ok{};
+    std::vector<std::uint64_t> ids;
+    for (const auto& t : threads) ids.push_back(t.raw.thread_id);
+    for (bool stale : {false, true}) {
+      auto known = task_list(stale);
+      if (!known) return known.error();
+      const auto tids = tid_finder_.tids(memory_, ids, *known);
+      for (std::size_t i = 0; i < threads.size(); ++i) threads[i].tid = tids[i];
+      if (std::find(tids.begin(), tids.end(), 0) == tids.end()) break;
+      if (std::chrono::steady_clock::now() - *tasks_listed_ < kTaskListMinAge) break;
+    }
+    return Ok{};
   }
 
   // Native stacks are unwound while the threads are stopped; they are named and merged once the
@@ -176,55 +250,38 @@ class PythonProcessImpl final : public PythonProcess {
     return Ok{};
   }
 
-  Status read_interpreter(Address interp, const InterpreterWords& words,
-                          const std::unordered_map<pid_t, bool>& running, model::Snapshot& snap) {
-    auto threads = walker_.threads(interp, words.threads_head);
-    if (!threads) return threads.error();
-    const Address holder = words.gil_holder;
-
-    std::vector<std::uint64_t> ids;
-    for (const auto& t : *threads) ids.push_back(t.thread_id);
-    std::vector<std::uint64_t> tids;
-    if (layout_.tstate_native_thread_id != python::kAbsent) {
-      for (const auto& t : *threads) tids.push_back(t.native_thread_id);
-    } else {
-      std::vector<pid_t> known;
-      for (const auto& [tid, active] : running) known.push_back(tid);
-      tids = tid_finder_.tids(memory_, ids, known);
+  Status read_thread(const FoundThread& found, const std::unordered_map<pid_t, bool>& running,
+                     model::Snapshot& snap) {
+    const auto& t = found.raw;
+    model::ThreadStack stack;
+    stack.info.pid = pid_;
+    stack.info.thread_id = t.thread_id;
+    stack.info.os_thread_id = found.tid;
+    stack.info.name = names_.name(t.thread_id);
+    stack.owns_gil = found.gil_holder != 0 && found.gil_holder == t.tstate;
+    const auto it = running.find(static_cast<pid_t>(found.tid));
+    const bool kernel_active = it != running.end() && it->second;
+    std::vector<std::uint32_t> groups;
+    std::vector<Address> entries;
+    if (t.top_frame && (kernel_active || !options_.skip_idle)) {
+      auto frames =
+          walker_.walk(t.top_frame, native_ ? &groups : nullptr, native_ ? &entries : nullptr);
+      if (!frames) return frames.error();
+      stack.frames = std::move(*frames);
     }
-    names_.update(interp, ids);
-
-    for (std::size_t i = 0; i < threads->size(); ++i) {
-      const auto& t = (*threads)[i];
-      model::ThreadStack stack;
-      stack.info.pid = pid_;
-      stack.info.thread_id = t.thread_id;
-      stack.info.os_thread_id = tids[i];
-      stack.info.name = names_.name(t.thread_id);
-      stack.owns_gil = holder != 0 && holder == t.tstate;
-      const auto it = running.find(static_cast<pid_t>(stack.info.os_thread_id));
-      const bool kernel_active = it != running.end() && it->second;
-      std::vector<std::uint32_t> groups;
-      std::vector<Address> entries;
-      if (t.top_frame && (kernel_active || !options_.skip_idle)) {
-        auto frames = walker_.walk(t.tstate, t.top_frame, native_ ? &groups : nullptr,
-                                   native_ ? &entries : nullptr);
-        if (!frames) return frames.error();
-        stack.frames = std::move(*frames);
-      }
-      if (native_) {
-        eval_groups_.push_back(std::move(groups));
-        eval_entries_.push_back(std::move(entries));
-      }
-      stack.active = kernel_active && !python::in_waiting_function(stack.frames);
-      snap.threads.push_back(std::move(stack));
+    if (native_) {
+      eval_groups_.push_back(std::move(groups));
+      eval_entries_.push_back(std::move(entries));
     }
+    stack.active = kernel_active && !python::in_waiting_function(stack.frames);
+    snap.threads.push_back(std::move(stack));
     return Ok{};
   }
 
   pid_t pid_;
   AttachOptions options_;
   process::ProcessMemory memory_;
+  process::SampleReads sample_reads_;
   python::Interpreter interp_;
   python::Layout layout_;
   python::Objects objects_;
@@ -234,6 +291,8 @@ class PythonProcessImpl final : public PythonProcess {
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
   process::ThreadStates thread_states_{pid_};
+  std::vector<pid_t> tasks_;  // see task_list()
+  std::optional<std::chrono::steady_clock::time_point> tasks_listed_;
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
   std::vector<std::vector<Address>> eval_entries_;       // per thread, as eval_groups_

@@ -80,42 +80,30 @@ static std::uint64_t frame_read_size(const Layout& l) {
   return std::max({l.frame_previous, l.frame_code, l.frame_lasti}) + 8;  // not all 368 bytes
 }
 
-void StackWalker::prefetch(Address thread) {
-  prefetched_.clear();
-  auto it = previous_chain_.find(thread);
-  if (it == previous_chain_.end() || it->second.empty()) return;
-  const std::uint64_t size = frame_read_size(objects_.layout());
-  prefetch_.resize(it->second.size() * size);
-  std::vector<process::ProcessMemory::Chunk> chunks;
-  for (std::size_t i = 0; i < it->second.size(); ++i) {
-    chunks.push_back({it->second[i], prefetch_.data() + i * size, size});
-  }
-  // A frame freed since may be unmapped: then the batch fails and frames are read one by one.
-  if (!objects_.memory().read_many(chunks)) return;
-  for (std::size_t i = 0; i < it->second.size(); ++i) prefetched_.emplace(it->second[i], i * size);
-}
-
 Status StackWalker::read_frame(Address frame, std::byte* out) {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
   const std::uint64_t size = frame_read_size(l);
-  if (!l.at_least(3, 11)) {
-    if (auto it = prefetched_.find(frame); it != prefetched_.end()) {
-      std::memcpy(out, prefetch_.data() + it->second, size);
-      return Ok{};
-    }
-    return mem.read(frame, out, size);
+  // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes
+  // little between samples, so the sample's bytes (the frames read last time) usually hold them.
+  if (!l.at_least(3, 11)) return mem.read(frame, out, size);
+  mem.note(frame, size);  // the next sample fetches the frames themselves, not the windows
+  if (const std::byte* p = mem.cached(frame, size)) {
+    std::memcpy(out, p, size);
+    return Ok{};
   }
   if (frame >= window_start_ && frame + size <= window_start_ + window_.size()) {
     std::memcpy(out, window_.data() + (frame - window_start_), size);
     return Ok{};
   }
-  // Read the window that ends with this frame; if the memory below is not mapped, just the
-  // part of it on the frame's own page.
+  // A frame the sample's bytes lack (the stack grew, or the first sample): 3.11+ frames are
+  // contiguous in the thread's data stack, older frames below newer ones, so read the window
+  // that ends with this frame; if the memory below is not mapped, just the part of it on the
+  // frame's own page.
   const Address end = frame + size;
   for (Address start : {end > kWindow ? (end - kWindow) & ~(kPage - 1) : 0, frame & ~(kPage - 1)}) {
     window_.resize(end - start);
-    if (mem.read(start, window_.data(), window_.size())) {
+    if (mem.read_ahead(start, window_.data(), window_.size())) {
       window_start_ = start;
       std::memcpy(out, window_.data() + (frame - start), size);
       return Ok{};
@@ -123,18 +111,17 @@ Status StackWalker::read_frame(Address frame, std::byte* out) {
   }
   window_.clear();
   window_start_ = 0;
-  return mem.read(frame, out, size);
+  return mem.read_ahead(frame, out, size);
 }
 
-Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Address top_frame) {
+Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame) {
   const Layout& l = objects_.layout();
   const bool new_frames = l.at_least(3, 11);
   std::vector<RawFrame> frames;
+  frames.reserve(last_depth_ + 8);
   std::vector<std::byte> buf(frame_read_size(l));
   window_.clear();
   window_start_ = 0;
-  std::vector<Address> addresses;
-  if (!new_frames) prefetch(thread);
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
@@ -142,7 +129,6 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
     }
     if (!plausible(f)) return torn("implausible frame address");
     if (auto s = read_frame(f, buf.data()); !s) return as_torn(s.error());
-    if (!new_frames) addresses.push_back(f);
     RawFrame rf;
     rf.address = f;
     rf.code = field<Address>(buf.data(), l.frame_code);
@@ -164,28 +150,31 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address thread, Ad
     frames.push_back(rf);
     f = previous;
   }
-  if (!new_frames) {
-    if (previous_chain_.size() > 4 * kMaxThreads) previous_chain_.clear();
-    previous_chain_[thread] = std::move(addresses);
-  }
+  last_depth_ = frames.size();
   return frames;
 }
 
-Result<std::vector<model::Frame>> StackWalker::walk(Address thread, Address top_frame,
+Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
                                                     std::vector<std::uint32_t>* eval_groups,
                                                     std::vector<Address>* eval_entries) {
   const Layout& l = objects_.layout();
-  auto raw = chain(thread, top_frame);
+  auto raw = chain(top_frame);
   if (!raw) return raw.error();
 
-  // One batched read of the headers of every distinct code object on the stack.
-  std::unordered_map<Address, std::size_t> index;
+  // One batched read of the headers of every distinct code object on the stack (a recursion
+  // repeats one code object over and over: the sorted list stays short).
   std::vector<Address> codes;
   for (const auto& rf : *raw) {
     if (rf.shim) continue;
     if (!plausible(rf.code)) return torn("implausible code object address");
-    if (index.emplace(rf.code, codes.size()).second) codes.push_back(rf.code);
+    if (codes.empty() || codes.back() != rf.code) codes.push_back(rf.code);
   }
+  std::sort(codes.begin(), codes.end());
+  codes.erase(std::unique(codes.begin(), codes.end()), codes.end());
+  const auto index_of = [&](Address code) {
+    return static_cast<std::size_t>(std::lower_bound(codes.begin(), codes.end(), code) -
+                                    codes.begin());
+  };
   std::vector<std::byte> headers(codes.size() * l.code_size);
   std::vector<process::ProcessMemory::Chunk> chunks;
   for (std::size_t i = 0; i < codes.size(); ++i) {
@@ -204,24 +193,32 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address thread, Address top_
     in_call = 0;
   };
   const Address code_type = objects_.types().code;
+  // Consecutive frames of one code object (a recursion) share its header, checked once.
+  Address last_code = 0;
+  const CodeInfo* last_info = nullptr;
   for (const auto& rf : *raw) {
     if (rf.shim) {
       end_call(rf.address);
       continue;
     }
-    const std::span<const std::byte> header(headers.data() + index[rf.code] * l.code_size,
-                                            l.code_size);
-    if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
-      return torn("frame's code is not a code object");
+    if (rf.code != last_code) {
+      const std::span<const std::byte> header(headers.data() + index_of(rf.code) * l.code_size,
+                                              l.code_size);
+      if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+        return torn("frame's code is not a code object");
+      }
+      auto got = codes_.get(rf.code, header);
+      if (!got) return got.error();
+      last_code = rf.code;
+      last_info = *got;
     }
-    auto info = codes_.get(rf.code, header);
-    if (!info) return info.error();
+    const CodeInfo* const info = last_info;
     std::int64_t offset;
     if (l.at_least(3, 11)) {
       const Address bytecode = rf.code + l.code_code_adaptive;
       offset = static_cast<std::int64_t>(rf.instr - bytecode);
       // Not started yet (still in the frame's prologue): CPython hides these frames too.
-      if (rf.owner != kOwnedByGenerator && offset < (*info)->first_traceable * 2) {
+      if (rf.owner != kOwnedByGenerator && offset < info->first_traceable * 2) {
         if (rf.ends_call) end_call(0);
         continue;
       }
@@ -229,9 +226,9 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address thread, Address top_
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
     model::Frame frame;
-    frame.function = (*info)->function;
-    frame.file = (*info)->file;
-    frame.line = (*info)->line_at(codes_.format(), offset);
+    frame.function = info->function;
+    frame.file = info->file;
+    frame.line = info->line_at(codes_.format(), offset);
     frames.push_back(std::move(frame));
     ++in_call;
     if (rf.ends_call) end_call(0);

@@ -37,15 +37,14 @@ class StackWalker {
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   Result<std::vector<RawThread>> threads(Address interp, Address head) const;
-  // Frames innermost first. `thread` (the thread state's address) keys what is remembered of
-  // the thread's previous stack to read it faster. If `eval_groups` is given, it receives how
+  // Frames innermost first. If `eval_groups` is given, it receives how
   // many of the frames each C-level call of the evaluation loop runs, innermost first (for
   // merging native stacks): one each before 3.11; from 3.11 on, up to the entry frame (3.11:
   // is_entry; 3.12+: the next shim frame). A call whose frame has not started yet counts 0.
   // `eval_entries` receives, per group, the address of the shim frame that ends it (3.12+; 0 for
   // groups ended otherwise): it lies in the C stack frame of the call, to find that call among
   // the native frames.
-  Result<std::vector<model::Frame>> walk(Address thread, Address top_frame,
+  Result<std::vector<model::Frame>> walk(Address top_frame,
                                          std::vector<std::uint32_t>* eval_groups = nullptr,
                                          std::vector<Address>* eval_entries = nullptr);
 
@@ -59,13 +58,9 @@ class StackWalker {
     bool ends_call = false;  // the outermost frame its C-level evaluation call runs
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
-  Result<std::vector<RawFrame>> chain(Address thread, Address top_frame);
-  // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes little
-  // between samples, so the frames of its previous stack are read in one batch first and used
-  // wherever the chain still passes through them.
-  void prefetch(Address thread);
-  // Reads a frame struct, from a window of the stack read in one go where possible (3.11+ frames
-  // are contiguous in the thread's data stack, older frames below newer ones).
+  Result<std::vector<RawFrame>> chain(Address top_frame);
+  // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
+  // in one go.
   Status read_frame(Address frame, std::byte* out);
 
   const Objects& objects_;
@@ -73,9 +68,7 @@ class StackWalker {
   bool nonblocking_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
-  std::unordered_map<Address, std::vector<Address>> previous_chain_;  // by thread state
-  std::unordered_map<Address, std::size_t> prefetched_;               // frame -> offset
-  std::vector<std::byte> prefetch_;
+  std::size_t last_depth_ = 0;  // of the last chain read, to reserve for the next
 };
 
 }  // namespace dapprof::sampler::python

@@ -1,0 +1,99 @@
+#include "sampler/process/sample_reads.hpp"
+
+#include <algorithm>
+
+namespace dapprof::sampler::process {
+namespace {
+
+// Reads closer than this are fetched as one region: copying the bytes between two frames of a
+// data stack costs less than another iovec (each one pins its pages again).
+constexpr std::size_t kMergeGap = 512;
+// Bounds of one plan, whatever a target's stacks look like: a read beyond them is made alone.
+constexpr std::size_t kMaxPlanBytes = 1 << 20;
+constexpr std::size_t kMaxPlanRegions = 4096;
+// A sample that reads more than this many times is pathological (a cycle); stop noting.
+constexpr std::size_t kMaxNoted = 1 << 16;
+
+}  // namespace
+
+void SampleReads::begin(const ProcessMemory& memory) {
+  active_ = true;
+  used_.clear();
+  if (!regions_.empty()) fetch(memory);
+}
+
+void SampleReads::fetch(const ProcessMemory& memory) {
+  std::vector<ProcessMemory::Chunk> chunks;
+  chunks.reserve(regions_.size());
+  for (auto& r : regions_) {
+    r.valid = false;
+    chunks.push_back({r.addr, data_.data() + r.offset, r.size});
+  }
+  // A region that is no longer mapped ends the transfer there; the ones after it are fetched
+  // again without it (a few times at most).
+  std::size_t first = 0;
+  for (int attempt = 0; attempt < 4 && first < chunks.size(); ++attempt) {
+    const std::span<const ProcessMemory::Chunk> rest(chunks.data() + first, chunks.size() - first);
+    const std::size_t done = memory.read_prefix(rest);
+    for (std::size_t i = 0; i < done; ++i) regions_[first + i].valid = true;
+    first += done + 1;  // skip the one that failed
+  }
+}
+
+void SampleReads::end() {
+  active_ = false;
+  std::sort(used_.begin(), used_.end());
+  std::vector<Region> plan;
+  std::size_t bytes = 0;
+  for (const auto& [addr, size] : used_) {
+    if (!plan.empty() && addr <= plan.back().addr + plan.back().size + kMergeGap) {
+      auto& last = plan.back();
+      const Address end = std::max(last.addr + last.size, addr + size);
+      bytes += end - (last.addr + last.size);
+      last.size = end - last.addr;
+    } else {
+      if (plan.size() >= kMaxPlanRegions) break;
+      plan.push_back({addr, size, 0, false});
+      bytes += size;
+    }
+    if (bytes > kMaxPlanBytes) {
+      plan.pop_back();
+      break;
+    }
+  }
+  std::size_t offset = 0;
+  for (auto& r : plan) {
+    r.offset = offset;
+    offset += r.size;
+  }
+  regions_ = std::move(plan);
+  data_.resize(offset);
+}
+
+const std::byte* SampleReads::find(Address addr, std::size_t size) const {
+  if (!active_) return nullptr;
+  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
+                             [](Address a, const Region& r) { return a < r.addr; });
+  if (it == regions_.begin()) return nullptr;
+  --it;
+  if (!it->valid || addr + size > it->addr + it->size || addr + size < addr) return nullptr;
+  return data_.data() + it->offset + (addr - it->addr);
+}
+
+void SampleReads::note(Address addr, std::size_t size) {
+  if (!active_ || size == 0) return;
+  // Reads come in runs (a data stack's frames, newest to oldest; a code object read per frame):
+  // one that is near the last extends it, which keeps the list short and end()'s sort cheap.
+  if (!used_.empty()) {
+    auto& [last, last_size] = used_.back();
+    const Address end = std::max(last + last_size, addr + size);
+    if (addr + size + kMergeGap >= last && addr <= last + last_size + kMergeGap) {
+      last = std::min(last, addr);
+      last_size = end - last;
+      return;
+    }
+  }
+  if (used_.size() < kMaxNoted) used_.emplace_back(addr, size);
+}
+
+}  // namespace dapprof::sampler::process
