@@ -60,6 +60,26 @@ class Child {
     return std::nullopt;
   }
 
+  // The last line it has written by now (waiting up to wait_ms for one if none is buffered),
+  // the ones before it discarded: for a child that reports its progress continuously.
+  std::optional<std::string> latest_line(int wait_ms = 1000) {
+    std::optional<std::string> latest;
+    char buf[4096];
+    pollfd p{fd_, POLLIN, 0};
+    int timeout = wait_ms;
+    while (poll(&p, 1, timeout) == 1) {
+      const ssize_t n = read(fd_, buf, sizeof buf);
+      if (n <= 0) break;
+      partial_.append(buf, static_cast<std::size_t>(n));
+      for (auto nl = partial_.find('\n'); nl != std::string::npos; nl = partial_.find('\n')) {
+        latest = partial_.substr(0, nl);
+        partial_.erase(0, nl + 1);
+      }
+      timeout = latest ? 0 : wait_ms;
+    }
+    return latest;
+  }
+
   // Everything it writes until it closes its output.
   std::string read_all() {
     std::string out;
@@ -72,6 +92,7 @@ class Child {
  private:
   pid_t pid_ = -1;
   int fd_ = -1;
+  std::string partial_;  // latest_line()'s unfinished line
 };
 
 // User + system CPU time of the calling thread, in seconds.

@@ -1,10 +1,13 @@
-// Sampling cost: samples/s, CPU per sample, process_vm_readv calls per sample, for Python
-// targets 10, 100 and 1000 frames deep, blocking and nonblocking, at full speed and 1000 Hz;
-// and the length of the ptrace pause window.
+// Sampling cost, side by side: for Python targets 3, 100 and 1000 frames deep, dapprof's
+// sampler (consistent, the default, and nonblocking) at 100 kHz, 10 kHz and 1 kHz asked, a loop
+// making only the reads one sample needs, and a peer profiler (austin) when one is given: rate
+// achieved, CPU per sample, share of a core, reads per sample, how often a consistent read had to
+// be retried or paused, and how much each slows the program at 1 kHz.
 //
-//   sampler_bench [--seconds S] [--python PATH]... [--all]
+//   sampler_bench [--seconds S] [--python PATH]... [--all] [--depth N]... [--peer austin=PATH]
 //
-// Target (from the issue): 1000 samples/s of a 100-frame stack using under 10% of one core.
+// Every figure of a target comes from the same run, interleaved, and the ratios are against
+// that run's baseline (the program alone, the reads-only loop, the peer).
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -15,17 +18,18 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "../common/harness.hpp"
 #include "sampler/process/memory.hpp"
-#include "sampler/process/pause.hpp"
 #include "sampler/sampler.hpp"
+#include "sampler_peer.hpp"
 
 namespace {
 
@@ -40,17 +44,48 @@ using bench::thread_cpu_seconds;
 // wrapper for the host, and this runs inside the root.
 constexpr const char* kLauncher =
     "import subprocess, sys\n"
-    "p = subprocess.Popen([sys.executable] + sys.argv[1:])\n"
+    "p = subprocess.Popen([sys.executable] + sys.argv[1:], stdout=sys.stdout)\n"
     "print(p.pid, flush=True)\n"
     "p.wait()\n";
 
-struct Figures {
-  double samples_per_s = 0, cpu_us_per_sample = 0, core_percent = 0, reads_per_sample = 0;
-  double frames = 0;
-  SamplerStats stats;
+constexpr double kRates[] = {100'000, 10'000, 1'000};
+
+// The target's progress: iterations of its loop per second, from its reports.
+class Progress {
+ public:
+  explicit Progress(Child& target) : target_(target) {}
+  // Marks now; returns the rate since the previous mark.
+  std::optional<double> mark() {
+    const auto line = target_.latest_line();
+    if (!line) return std::nullopt;
+    double iterations = 0, seconds = 0;
+    if (std::sscanf(line->c_str(), "%lf %lf", &iterations, &seconds) != 2) return std::nullopt;
+    std::optional<double> rate;
+    if (last_ && seconds > last_->second) {
+      rate = (iterations - last_->first) / (seconds - last_->second);
+    }
+    last_ = {iterations, seconds};
+    return rate;
+  }
+
+ private:
+  Child& target_;
+  std::optional<std::pair<double, double>> last_;
 };
 
-std::optional<Figures> run(pid_t pid, double rate, bool nonblocking, double seconds) {
+// The program's work rate over `seconds` while `during` samples it (nothing: the baseline).
+template <typename F>
+std::optional<double> work_rate(Progress& progress, double seconds, F&& during) {
+  progress.mark();
+  return during([&] {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    return progress.mark();
+  });
+}
+
+std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocking, double seconds,
+                                          Progress* progress = nullptr,
+                                          std::optional<double>* work = nullptr) {
   std::mutex m;
   std::condition_variable cv;
   bool stopped = false;
@@ -75,15 +110,21 @@ std::optional<Figures> run(pid_t pid, double rate, bool nonblocking, double seco
     fmt::print("  cannot sample: {}\n", sampler.message());
     return std::nullopt;
   }
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  if (progress && work) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    *work = work_rate(*progress, seconds, [](auto wait) { return wait(); });
+  } else {
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  }
   (*sampler)->stop();
   const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
   std::unique_lock lock(m);
   cv.wait(lock, [&] { return stopped; });
-  Figures f;
-  f.stats = (*sampler)->stats();
-  const double reads = static_cast<double>(f.stats.samples + f.stats.errors);
-  f.samples_per_s = static_cast<double>(f.stats.samples) / wall;
+  const auto stats = (*sampler)->stats();
+  bench::Figures f;
+  const double reads = static_cast<double>(stats.samples + stats.errors);
+  f.asked = rate;
+  f.samples_per_s = static_cast<double>(stats.samples) / wall;
   f.cpu_us_per_sample = reads > 0 ? cpu * 1e6 / reads : 0;
   f.core_percent = 100 * cpu / wall;
   f.reads_per_sample =
@@ -91,33 +132,151 @@ std::optional<Figures> run(pid_t pid, double rate, bool nonblocking, double seco
           ? static_cast<double>(process::ProcessMemory::total_syscalls() - reads_before) / reads
           : 0;
   f.frames = snaps ? static_cast<double>(frames) / static_cast<double>(snaps) : 0;
+  f.errors = stats.errors;
+  const auto& c = stats.reads;
+  const double consistent = static_cast<double>(c.first_reads + c.paused);
+  if (!nonblocking && consistent > 0) {
+    f.retried = 100.0 * static_cast<double>(c.retries) / consistent;
+    f.paused = 100.0 * static_cast<double>(c.paused) / consistent;
+  }
   return f;
 }
 
-void pause_window(pid_t pid) {
-  constexpr int kRounds = 500;
-  std::vector<double> us;
-  std::size_t threads = 0;
-  const double cpu0 = thread_cpu_seconds();
-  for (int i = 0; i < kRounds; ++i) {
-    const auto t0 = Clock::now();
-    {
-      auto p = process::PausedProcess::pause(pid);
-      if (!p) {
-        fmt::print("  pause failed: {}\n", p.message());
-        return;
-      }
-      threads = p->threads().size();
-    }
-    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+// The reads one sample makes, in a loop and nothing else: what the hardware allows.
+std::optional<bench::Figures> reads_only(pid_t pid, double seconds) {
+  auto proc = PythonProcess::attach(pid, AttachOptions{.nonblocking = true});
+  if (!proc) return std::nullopt;
+  for (int i = 0; i < 20; ++i) (void)(*proc)->snapshot();
+  const auto plan = (*proc)->read_plan();
+  std::size_t bytes = 0;
+  for (const auto& [addr, size] : plan) bytes += size;
+  std::vector<std::byte> buffer(bytes);
+  std::vector<process::ProcessMemory::Chunk> chunks;
+  std::size_t offset = 0;
+  for (const auto& [addr, size] : plan) {
+    chunks.push_back({addr, buffer.data() + offset, size});
+    offset += size;
   }
-  const double cpu_us = (thread_cpu_seconds() - cpu0) * 1e6 / kRounds;
-  std::sort(us.begin(), us.end());
-  fmt::print(
-      "  pause+resume, no read ({} thread{}): window median {:.0f} µs, p90 {:.0f} µs, max {:.0f} "
-      "µs; {:.1f} µs CPU each\n",
-      threads, threads == 1 ? "" : "s", us[us.size() / 2], us[us.size() * 9 / 10], us.back(),
-      cpu_us);
+  process::ProcessMemory memory(pid);
+  const double cpu0 = thread_cpu_seconds();
+  const auto begin = Clock::now();
+  const auto end = begin + std::chrono::duration<double>(seconds);
+  std::uint64_t n = 0;
+  while (Clock::now() < end) {
+    if (!memory.read_many(chunks)) return std::nullopt;
+    ++n;
+  }
+  const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
+  bench::Figures f;
+  f.samples_per_s = static_cast<double>(n) / wall;
+  f.cpu_us_per_sample = (thread_cpu_seconds() - cpu0) * 1e6 / static_cast<double>(n);
+  f.core_percent = 100 * (thread_cpu_seconds() - cpu0) / wall;
+  f.reads_per_sample = 1;
+  f.plan_regions = plan.size();
+  f.plan_bytes = bytes;
+  return f;
+}
+
+void print_row(const std::string& who, const bench::Figures& f) {
+  std::string extra;
+  if (f.retried || f.paused)
+    extra = fmt::format("  retried {:.2f}%  paused {:.2f}%", f.retried, f.paused);
+  if (f.plan_regions) extra = fmt::format("  ({} regions, {} bytes)", f.plan_regions, f.plan_bytes);
+  fmt::print("  {:<22} {:>9} {:>9.0f}/s {:>6} {:>8.1f} µs {:>6.1f}% {:>6.1f} {:>7.1f}{}\n", who,
+             f.asked > 0 ? fmt::format("{:.0f} kHz", f.asked / 1000) : "max", f.samples_per_s,
+             f.asked > 0 ? fmt::format("{:.2f}", f.samples_per_s / f.asked) : "",
+             f.cpu_us_per_sample, f.core_percent, f.reads_per_sample, f.frames, extra);
+}
+
+std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : "n/a"; }
+
+void bench_target(const bench::Interpreter& interp, int depth, double seconds,
+                  const std::optional<std::string>& austin) {
+  // Like a debuggee launched by debugpy, the target is not our child: an intermediate process
+  // starts it (dapprof pauses its own children differently, see pause.cpp).
+  Child launcher({interp.path, "-c", kLauncher, DAPPROF_SOURCE_DIR "/bench/sampler/work.py",
+                  std::to_string(depth)});
+  const auto pid_line = launcher.read_line();
+  const pid_t target = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
+  struct Killer {
+    pid_t pid;
+    ~Killer() {
+      if (pid > 0) kill(pid, SIGKILL);
+    }
+  } killer{target};
+  if (target <= 0 || launcher.read_line() != "ready") {
+    fmt::print("{}: target did not start\n", interp.label);
+    return;
+  }
+  fmt::print("\n{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
+  fmt::print("  {:<22} {:>9} {:>11} {:>6} {:>11} {:>7} {:>6} {:>7}\n", "", "asked", "achieved",
+             "ratio", "CPU/sample", "core", "reads", "frames");
+  std::map<std::string, bench::Figures> at_1k;
+  std::optional<bench::Figures> max_dapprof, max_austin;
+  const bool peer = austin && interp.root.empty();  // a peer outside the root cannot read it
+  for (double rate : kRates) {
+    for (bool nonblocking : {false, true}) {
+      const auto f = run_dapprof(target, rate, nonblocking, seconds);
+      if (!f) continue;
+      print_row(nonblocking ? "dapprof nonblocking" : "dapprof (consistent)", *f);
+      if (rate == 1000) at_1k[nonblocking ? "nonblocking" : "consistent"] = *f;
+      if (rate == kRates[0] && !nonblocking) max_dapprof = f;
+    }
+    if (peer) {
+      const auto f = bench::run_austin(*austin, target, rate, seconds);
+      if (f) {
+        print_row("austin", *f);
+        if (rate == 1000) at_1k["austin"] = *f;
+        if (rate == kRates[0]) max_austin = f;
+      }
+    }
+  }
+  const auto reads = reads_only(target, seconds);
+  if (reads) print_row("reads only (loop)", *reads);
+
+  // Slowdown at 1 kHz: the program's own rate, alone before and after, and while sampled.
+  Progress progress(launcher);
+  std::map<std::string, double> slowdown;
+  const auto alone = [&] { return work_rate(progress, seconds, [](auto wait) { return wait(); }); };
+  for (const std::string who : {"consistent", "nonblocking", "austin"}) {
+    if (who == "austin" && !peer) continue;
+    const auto before = alone();
+    std::optional<double> with;
+    if (who == "austin") {
+      with = bench::austin_work_rate(*austin, target, 1000, seconds, [&] {
+        return work_rate(progress, seconds, [](auto wait) { return wait(); });
+      });
+    } else {
+      run_dapprof(target, 1000, who == "nonblocking", seconds, &progress, &with);
+    }
+    const auto after = alone();
+    if (before && after && with) slowdown[who] = 100 * (1 - *with / ((*before + *after) / 2));
+  }
+
+  fmt::print("  ratios (this run):\n");
+  if (at_1k.contains("austin")) {
+    const double target_ratio = depth <= 3 ? 1.0 : depth <= 100 ? 0.5 : 0.2;
+    fmt::print(
+        "    CPU/sample at 1 kHz, dapprof consistent / austin: {}, nonblocking / austin: {}"
+        "  [goal <= {:.1f}]\n",
+        ratio(at_1k["consistent"].cpu_us_per_sample, at_1k["austin"].cpu_us_per_sample),
+        ratio(at_1k["nonblocking"].cpu_us_per_sample, at_1k["austin"].cpu_us_per_sample),
+        target_ratio);
+  }
+  if (max_dapprof && reads) {
+    fmt::print(
+        "    rate at 100 kHz asked / reads-only loop: {}  [goal >= 0.90, or >= 250,000/s "
+        "at depth 3, >= 30,000/s at depth 100]\n",
+        ratio(max_dapprof->samples_per_s, reads->samples_per_s));
+  }
+  if (max_austin && max_dapprof) {
+    fmt::print("    rate at 100 kHz asked, dapprof / austin: {}\n",
+               ratio(max_dapprof->samples_per_s, max_austin->samples_per_s));
+  }
+  for (const auto& [who, pct] : slowdown) {
+    fmt::print("    program slowdown at 1 kHz, {}: {:+.1f}%{}\n", who, pct,
+               who == "consistent" ? "  [goal <= 1%]" : "");
+  }
 }
 
 }  // namespace
@@ -125,64 +284,36 @@ void pause_window(pid_t pid) {
 int main(int argc, char** argv) {
   CLI::App app{"dapprof sampler benchmark"};
   double seconds = 2;
-  std::vector<std::string> pythons;
-  std::vector<int> depths{10, 100, 1000};
-  bool all = false, pause_only = false;
-  app.add_option("--seconds", seconds, "sampling time per configuration");
+  std::vector<std::string> pythons, peers;
+  std::vector<int> depths{3, 100, 1000};
+  bool all = false;
+  app.add_option("--seconds", seconds, "time per configuration");
   app.add_option("--python", pythons,
                  "interpreter(s) to use (default: pyenv 3.12, Debian's 3.11, and "
                  "3.14 and 3.15 of the Debian unstable root)");
   app.add_flag("--all", all, "every interpreter tests/support/pythons.py finds");
   app.add_option("--depth", depths, "stack depths to measure");
-  app.add_flag("--pause-only", pause_only, "measure only the pause window");
+  app.add_option("--peer", peers, "a peer profiler to measure beside: austin=PATH");
   CLI11_PARSE(app, argc, argv);
 
+  std::optional<std::string> austin;
+  for (const auto& p : peers) {
+    if (p.starts_with("austin=")) {
+      austin = p.substr(7);
+    } else {
+      fmt::print(stderr, "unknown peer {} (known: austin=PATH)\n", p);
+      return 2;
+    }
+  }
   std::vector<bench::Interpreter> interps;
   for (const auto& p : pythons) interps.push_back({p, p, ""});
   if (interps.empty()) interps = bench::interpreters(DAPPROF_SOURCE_DIR, all);
 
-  fmt::print("Target: 1000 samples/s of a 100-frame stack under 10% of one core.\n");
-  fmt::print("CPU is the sampling thread's (user+system); reads = process_vm_readv calls.\n\n");
-  for (const auto& interp : interps) {
-    for (int depth : depths) {
-      // Like a debuggee launched by debugpy, the target is not our child: an intermediate
-      // process starts it (dapprof pauses its own children differently, see pause.cpp).
-      Child launcher({interp.path, "-c", kLauncher,
-                      DAPPROF_SOURCE_DIR "/tests/sampler/process/targets/deep.py",
-                      std::to_string(depth)});
-      const auto pid_line = launcher.read_line();
-      const pid_t target = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
-      struct Killer {
-        pid_t pid;
-        ~Killer() {
-          if (pid > 0) kill(pid, SIGKILL);
-        }
-      } killer{target};
-      if (target <= 0 || launcher.read_line() != "ready") {
-        fmt::print("{}: target did not start\n", interp.label);
-        continue;
-      }
-      fmt::print("{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
-      pause_window(target);
-      if (pause_only) continue;
-      for (bool nonblocking : {false, true}) {
-        for (double rate : {1e6, 1000.0}) {
-          const auto f = run(target, rate, nonblocking, seconds);
-          if (!f) continue;
-          const bool target_row = depth == 100 && rate == 1000.0;
-          fmt::print(
-              "  {:<11} {:>9}: {:8.0f} samples/s  {:7.1f} µs CPU/sample  {:5.1f}% of a core  "
-              "{:5.1f} reads/sample  {:6.1f} frames  errors {} late {}{}\n",
-              nonblocking ? "nonblocking" : "blocking", rate >= 1e6 ? "full speed" : "1000 Hz",
-              f->samples_per_s, f->cpu_us_per_sample, f->core_percent, f->reads_per_sample,
-              f->frames, f->stats.errors, f->stats.late,
-              target_row
-                  ? fmt::format("   [target: >= 1000 samples/s under 10%: {}]",
-                                f->samples_per_s >= 990 && f->core_percent < 10 ? "MET" : "MISSED")
-                  : "");
-        }
-      }
-    }
-  }
+  fmt::print(
+      "CPU is the sampler's (dapprof: its sampling thread; austin: its process), user + "
+      "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
+      "that found a stack moving and read again / paused the threads.\n");
+  for (const auto& interp : interps)
+    for (int depth : depths) bench_target(interp, depth, seconds, austin);
   return 0;
 }

@@ -8,6 +8,8 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/result.hpp"
 #include "model/sampling_settings.hpp"
@@ -15,8 +17,19 @@
 
 namespace dapprof::sampler {
 
+// How a sample's reads were made consistent (see AttachOptions::nonblocking).
+struct ReadCounts {
+  std::uint64_t first_reads = 0;  // samples read unpaused and found unchanged at once
+  std::uint64_t retries = 0;      // unpaused reads that found the stack moving, so read again
+  std::uint64_t paused = 0;       // samples read with the threads paused
+};
+
 struct AttachOptions {
-  bool nonblocking = false;  // false: ptrace-stop all threads around each read
+  // true: read while the program runs (cheapest, a stack may be torn); false: consistent stacks.
+  // Consistent reads first try without pausing: every thread's stack is fetched in one system
+  // call and its top frame pointer read again afterwards; only if it moved (twice) are the
+  // threads ptrace-stopped for that sample. With native, threads are always paused (registers).
+  bool nonblocking = false;
   // Merge native frames (libunwind). Needs blocking mode: with nonblocking, attach fails with
   // InvalidArgument.
   bool native = false;
@@ -50,6 +63,10 @@ class PythonProcess {
   virtual Result<model::Snapshot> snapshot() = 0;
   // True once the process is gone (snapshot() failures after this are not sampling errors).
   virtual bool exited() const = 0;
+  virtual ReadCounts read_counts() const = 0;
+  // The regions (address, size) the next sample fetches at once: for benchmarks, which compare
+  // the sampler with a loop making just these reads.
+  virtual std::vector<std::pair<std::uint64_t, std::size_t>> read_plan() const = 0;
 };
 
 struct SamplerOptions {
@@ -62,6 +79,7 @@ struct SamplerStats {
   std::uint64_t samples = 0;  // snapshots delivered
   std::uint64_t errors = 0;   // failed reads (torn, transient)
   std::uint64_t late = 0;     // ticks that started behind schedule
+  ReadCounts reads;           // of the main process
 };
 
 enum class StopReason { Requested, Exited, Error };

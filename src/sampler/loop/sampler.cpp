@@ -59,8 +59,9 @@ class LoopSampler final : public Sampler {
   }
 
   SamplerStats stats() const override {
+    std::lock_guard lock(counts_mutex_);
     return {samples_.load(std::memory_order_relaxed), errors_.load(std::memory_order_relaxed),
-            late_.load(std::memory_order_relaxed)};
+            late_.load(std::memory_order_relaxed), counts_};
   }
   pid_t pid() const override { return main_->pid(); }
   const std::string& python_version() const override { return main_->python_version(); }
@@ -98,6 +99,10 @@ class LoopSampler final : public Sampler {
           reason = StopReason::Exited;
           message = fmt::format("process {} exited", main_->pid());
           break;
+        }
+        {
+          std::lock_guard lock(counts_mutex_);
+          counts_ = main_->read_counts();
         }
         if (children) sample_children(*children, next_scan);
         late_.fetch_add(schedule.advance(Clock::now()), std::memory_order_relaxed);
@@ -175,7 +180,9 @@ class LoopSampler final : public Sampler {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_requested_ = false;
-  std::atomic<bool> stopping_{false};  // stop_requested_, readable without the mutex
+  std::atomic<bool> stopping_{false};
+  mutable std::mutex counts_mutex_;
+  ReadCounts counts_;  // stop_requested_, readable without the mutex
   std::thread::id loop_id_;
   std::mutex join_mutex_;
   std::atomic<std::uint64_t> samples_{0}, errors_{0}, late_{0};

@@ -53,6 +53,8 @@ class ProcessMemory {
   const std::byte* cached(Address addr, std::size_t size) const;
   // Plans [addr, addr + size) for the next sample without reading it now.
   void note(Address addr, std::size_t size) const;
+  // Reads now, from the process, whatever the sample has fetched (to see what changed).
+  Status read_now(std::span<const Chunk> chunks) const { return transfer(chunks); }
   // A read on speculation (e.g. a window around what is needed): not planned for the next
   // sample; the caller notes the part it used.
   Status read_ahead(Address addr, void* out, std::size_t size) const;

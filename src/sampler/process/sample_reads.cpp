@@ -70,6 +70,12 @@ void SampleReads::end() {
   data_.resize(offset);
 }
 
+std::vector<std::pair<Address, std::size_t>> SampleReads::plan() const {
+  std::vector<std::pair<Address, std::size_t>> out;
+  for (const auto& r : regions_) out.emplace_back(r.addr, r.size);
+  return out;
+}
+
 const std::byte* SampleReads::find(Address addr, std::size_t size) const {
   if (!active_) return nullptr;
   auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,

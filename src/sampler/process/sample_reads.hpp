@@ -27,9 +27,8 @@ class SampleReads {
   // A read of this sample, whether served or not: the next plan covers it.
   void note(Address addr, std::size_t size);
 
-  // Last sample's figures, for tests and benchmarks.
-  std::size_t planned_regions() const { return regions_.size(); }
-  std::size_t planned_bytes() const { return data_.size(); }
+  // The next sample's plan, for tests and benchmarks.
+  std::vector<std::pair<Address, std::size_t>> plan() const;
 
  private:
   struct Region {

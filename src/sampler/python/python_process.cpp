@@ -31,6 +31,8 @@ using python::Address;
 using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
+// Consistent reads: how many unpaused reads may find a stack moving before a sample pauses.
+constexpr int kUnpausedAttempts = 2;
 // How old the list of the process's TIDs may get before it is listed again, and how soon a
 // missing TID may have it listed again.
 constexpr auto kTaskListAge = std::chrono::milliseconds(100);
@@ -62,13 +64,17 @@ class PythonProcessImpl final : public PythonProcess {
     if (!exited_) exited_ = process::thread_gone(pid_, pid_);
     return exited_;
   }
+  ReadCounts read_counts() const override { return counts_; }
+  std::vector<std::pair<std::uint64_t, std::size_t>> read_plan() const override {
+    return sample_reads_.plan();
+  }
 
   Result<model::Snapshot> snapshot() override {
     // Whether the process is gone is asked of /proc only after a failed read, not every sample.
     if (exited_) return exited_error();
     Result<model::Snapshot> snap = Error{};
     try {
-      snap = take();
+      snap = consistent_snapshot();
     } catch (const std::exception& e) {
       // Nothing read from a running target may bring the profiler down; a bug that throws
       // (bad_alloc from an absurd size, an iostream error in /proc) is one failed sample.
@@ -102,7 +108,26 @@ class PythonProcessImpl final : public PythonProcess {
     return tasks_;
   }
 
-  Result<model::Snapshot> take() {
+  // See AttachOptions::nonblocking.
+  Result<model::Snapshot> consistent_snapshot() {
+    if (options_.nonblocking) return take(Read::Unpaused);
+    if (!native_) {
+      for (int attempt = 0; attempt < kUnpausedAttempts; ++attempt) {
+        auto snap = take(Read::Validated);
+        if (snap || snap.code() != ErrorCode::TornRead) {
+          if (snap) ++counts_.first_reads;
+          return snap;
+        }
+        ++counts_.retries;
+      }
+    }
+    ++counts_.paused;
+    return take(Read::Paused);
+  }
+
+  enum class Read { Unpaused, Validated, Paused };
+
+  Result<model::Snapshot> take(Read mode) {
     model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
@@ -110,7 +135,7 @@ class PythonProcessImpl final : public PythonProcess {
     std::unordered_map<pid_t, bool> running;
     eval_groups_.clear();
     eval_entries_.clear();
-    if (!options_.nonblocking) {
+    if (mode == Read::Paused) {
       // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
       auto tids = task_list(false);
       if (!tids) return tids.error();
@@ -135,13 +160,32 @@ class PythonProcessImpl final : public PythonProcess {
     auto threads = read_threads();
     if (!threads) return threads.error();
     if (auto s = find_tids(*threads); !s) return s.error();
-    if (options_.nonblocking) {
+    if (mode != Read::Paused) {
       std::vector<pid_t> tids;
       for (const auto& t : *threads) tids.push_back(static_cast<pid_t>(t.tid));
       running = thread_states_.active(tids);
     }
+    std::vector<Chunk> tops;
+    std::vector<Address> now;
     for (const auto& t : *threads) {
       if (auto s = read_thread(t, running, snap); !s) return s.error();
+      if (!snap.threads.back().frames.empty() && t.raw.top_word) {
+        tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
+      }
+    }
+    if (mode == Read::Validated && !tops.empty()) {
+      // Each stack was read from bytes fetched together; a thread whose top frame is still the
+      // one it was had its stack unchanged beneath that frame meanwhile (a callee pushed and
+      // popped above it leaves it intact), so the stack read is one that existed.
+      now.resize(tops.size());
+      for (std::size_t i = 0; i < tops.size(); ++i) tops[i].out = &now[i];
+      if (auto s = memory_.read_now(tops); !s) return python::as_torn(s.error());
+      std::size_t i = 0;
+      for (const auto& t : *threads) {
+        if (!t.raw.top_word || i >= tops.size() || tops[i].addr != t.raw.top_word) continue;
+        if (now[i++] != t.raw.top_frame)
+          return Error{"a stack moved while it was read", ErrorCode::TornRead};
+      }
     }
     if (native_ && pause) add_native_frames(pause, snap);
     return snap;
@@ -296,6 +340,7 @@ class PythonProcessImpl final : public PythonProcess {
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
   std::vector<std::vector<Address>> eval_entries_;       // per thread, as eval_groups_
+  ReadCounts counts_;
   std::string warning_;
 };
 

@@ -53,8 +53,10 @@ Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head
     }
     if (l.tstate_frame != kAbsent) {
       rt.top_frame = field<Address>(buf.data(), l.tstate_frame);
+      rt.top_word = t + l.tstate_frame;
     } else if (l.tstate_current_frame != kAbsent) {
       rt.top_frame = field<Address>(buf.data(), l.tstate_current_frame);
+      rt.top_word = t + l.tstate_current_frame;
     } else {
       rt.top_frame = field<Address>(buf.data(), l.tstate_cframe);  // dereferenced below
     }
@@ -70,7 +72,10 @@ Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head
       chunks.push_back({out[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
     }
     if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
-    for (std::size_t i = 0; i < out.size(); ++i) out[i].top_frame = frames[i];
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      if (out[i].top_frame != 0) out[i].top_word = out[i].top_frame + l.cframe_current_frame;
+      out[i].top_frame = frames[i];
+    }
   }
   return out;
 }

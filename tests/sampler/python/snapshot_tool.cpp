@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
            {"errors", errors},
            {"last_error", last_code},
            {"exited", p.exited()}};
+  const auto reads = p.read_counts();
+  out["reads"] = {
+      {"first_reads", reads.first_reads}, {"retries", reads.retries}, {"paused", reads.paused}};
   if (time && ok + static_cast<int>(errors.size()) > 0) {
     out["cpu_us_per_snapshot"] = (cpu_us() - start) / std::max(1, count ? count : ok);
   }

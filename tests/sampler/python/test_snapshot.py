@@ -173,9 +173,31 @@ def test_blocking_busy_target_reads_consistently(tool, interp):
     # Paused, the target cannot change under the reader. A thread stopped half-way through
     # pushing a frame can still expose a half-initialised one (CPython does not order those
     # stores for outside readers), so a rare TornRead is tolerated; anything more is a bug.
+    # Consistent reads are unpaused first: a stack that moved while read is read again, then
+    # paused; every sample is accounted for by one of those.
     with busy(interp) as target:
         result = snapshot(tool, target.truth["pid"], "--count", "50")
         assert result["ok"] >= 48 and set(result["errors"]) <= {"TornRead"}, result
+        reads = result["reads"]
+        assert reads["first_reads"] + reads["paused"] == 50, reads
+        print(f"{interp}: consistent reads of a busy target: {reads['first_reads']} unpaused, "
+              f"{reads['retries']} retried, {reads['paused']} paused")
+
+
+@by_interp
+def test_consistent_reads_of_a_steady_stack_never_pause(tool, interp):
+    # A thread busy in one frame (no calls) keeps its top frame: nothing to retry or pause.
+    busy_loop = ROOT / "tests" / "sampler" / "process" / "targets" / "deep.py"
+    proc = subprocess.Popen([interp.path, str(busy_loop), "20"], stdout=subprocess.PIPE,
+                            text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        result = snapshot(tool, proc.pid, "--count", "100")
+        assert result["ok"] == 100, result
+        assert result["reads"] == {"first_reads": 100, "retries": 0, "paused": 0}, result
+    finally:
+        proc.kill()
+        proc.wait()
 
 
 @by_interp

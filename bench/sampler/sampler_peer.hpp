@@ -1,0 +1,132 @@
+#pragma once
+// The figures of one sampling run, and the peer profiler (austin) run beside dapprof: started
+// on the same target for the same time, its CPU from its rusage and its samples from its output.
+// Only a binary given on the command line is run; nothing of the peer is part of dapprof.
+#include <fmt/format.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+extern char** environ;
+
+namespace dapprof::bench {
+
+struct Figures {
+  double asked = 0;  // samples/s asked; 0: as fast as possible
+  double samples_per_s = 0, cpu_us_per_sample = 0, core_percent = 0, reads_per_sample = 0;
+  double frames = 0;
+  std::uint64_t errors = 0;
+  double retried = 0, paused = 0;  // % of consistent samples
+  std::size_t plan_regions = 0, plan_bytes = 0;
+};
+
+// A peer profiler's process: started from an argv, reaped with its rusage.
+class PeerProcess {
+ public:
+  explicit PeerProcess(const std::vector<std::string>& argv) {
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_destroy(&fa);
+  }
+  ~PeerProcess() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  PeerProcess(const PeerProcess&) = delete;
+  PeerProcess& operator=(const PeerProcess&) = delete;
+  bool started() const { return pid_ > 0; }
+  // Waits for it to end; its user + system CPU seconds.
+  std::optional<double> wait() {
+    int status = 0;
+    rusage ru{};
+    if (pid_ <= 0 || wait4(pid_, &status, 0, &ru) != pid_) return std::nullopt;
+    pid_ = -1;
+    return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+inline std::vector<std::string> austin_argv(const std::string& path, pid_t pid, double rate,
+                                            int seconds, const std::string& output) {
+  const auto interval_us = std::max<long>(1, std::lround(1e6 / rate));
+  return {path,
+          "-i",
+          std::to_string(interval_us),
+          "-x",
+          std::to_string(seconds),
+          "-p",
+          std::to_string(pid),
+          "-o",
+          output};
+}
+
+// austin sampling `pid` at `rate` for `seconds` (rounded up: it takes whole seconds).
+inline std::optional<Figures> run_austin(const std::string& path, pid_t pid, double rate,
+                                         double seconds) {
+  char output[] = "/tmp/dapprof-bench-austin-XXXXXX";
+  const int fd = mkstemp(output);
+  if (fd < 0) return std::nullopt;
+  close(fd);
+  const int whole = static_cast<int>(std::ceil(seconds));
+  const auto begin = std::chrono::steady_clock::now();
+  PeerProcess austin(austin_argv(path, pid, rate, whole, output));
+  const auto cpu = austin.wait();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  std::ifstream in(output);
+  std::uint64_t samples = 0, frames = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] != 'P') continue;  // metadata lines start with '#'
+    ++samples;
+    frames += static_cast<std::uint64_t>(std::count(line.begin(), line.end(), ';')) - 1;
+  }
+  std::remove(output);
+  if (!cpu || samples == 0) {
+    fmt::print("  austin: no samples (is {} austin?)\n", path);
+    return std::nullopt;
+  }
+  Figures f;
+  f.asked = rate;
+  f.samples_per_s = static_cast<double>(samples) / wall;
+  f.cpu_us_per_sample = *cpu * 1e6 / static_cast<double>(samples);
+  f.core_percent = 100 * *cpu / wall;
+  f.frames = static_cast<double>(frames) / static_cast<double>(samples);
+  return f;
+}
+
+// The program's work rate, as `measure` gives it, while austin samples it at `rate`.
+template <typename Measure>
+std::optional<double> austin_work_rate(const std::string& path, pid_t pid, double rate,
+                                       double seconds, Measure&& measure) {
+  const int whole = static_cast<int>(std::ceil(seconds)) + 1;
+  PeerProcess austin(austin_argv(path, pid, rate, whole, "/dev/null"));
+  if (!austin.started()) return std::nullopt;
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  auto rate_seen = measure();
+  austin.wait();
+  return rate_seen;
+}
+
+}  // namespace dapprof::bench
