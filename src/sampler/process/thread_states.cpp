@@ -21,7 +21,7 @@ int ThreadStates::file_of(pid_t tid) {
   return fd;
 }
 
-std::unordered_map<pid_t, bool> ThreadStates::active(const std::vector<pid_t>& tids) {
+void ThreadStates::retain(const std::vector<pid_t>& tids) {
   for (auto it = fds_.begin(); it != fds_.end();) {
     if (std::find(tids.begin(), tids.end(), it->first) == tids.end()) {
       ::close(it->second);
@@ -30,24 +30,29 @@ std::unordered_map<pid_t, bool> ThreadStates::active(const std::vector<pid_t>& t
       ++it;
     }
   }
-  std::unordered_map<pid_t, bool> result;
+}
+
+bool ThreadStates::running(pid_t tid) {
   char buffer[512];
-  for (pid_t tid : tids) {
-    bool running = false;
-    const int fd = file_of(tid);
-    const ssize_t n = fd >= 0 ? ::pread(fd, buffer, sizeof buffer, 0) : -1;
-    if (n > 0) {
-      // "tid (comm) S ...": the command name may contain spaces and ')'.
-      const std::string_view stat(buffer, static_cast<std::size_t>(n));
-      const auto close = stat.rfind(')');
-      running =
-          close != std::string_view::npos && close + 2 < stat.size() && stat[close + 2] == 'R';
-    } else if (fd >= 0) {  // exited: ESRCH, or a reused TID behind a stale file
-      ::close(fd);
-      fds_.erase(tid);
-    }
-    result.emplace(tid, running);
+  const int fd = file_of(tid);
+  const ssize_t n = fd >= 0 ? ::pread(fd, buffer, sizeof buffer, 0) : -1;
+  if (n > 0) {
+    // "tid (comm) S ...": the command name may contain spaces and ')'.
+    const std::string_view stat(buffer, static_cast<std::size_t>(n));
+    const auto close = stat.rfind(')');
+    return close != std::string_view::npos && close + 2 < stat.size() && stat[close + 2] == 'R';
   }
+  if (fd >= 0) {  // exited: ESRCH, or a reused TID behind a stale file
+    ::close(fd);
+    fds_.erase(tid);
+  }
+  return false;
+}
+
+std::unordered_map<pid_t, bool> ThreadStates::active(const std::vector<pid_t>& tids) {
+  retain(tids);
+  std::unordered_map<pid_t, bool> result;
+  for (pid_t tid : tids) result.emplace(tid, running(tid));
   return result;
 }
 

@@ -19,6 +19,10 @@ class ThreadStates {
   // For each of `tids`: true if running or runnable (state 'R'). A thread that exited reads as
   // not running. Files of threads no longer listed are closed.
   std::unordered_map<pid_t, bool> active(const std::vector<pid_t>& tids);
+  // The same for one thread, keeping every other file open.
+  bool running(pid_t tid);
+  // Closes the files of threads not in `tids`.
+  void retain(const std::vector<pid_t>& tids);
 
  private:
   int file_of(pid_t tid);

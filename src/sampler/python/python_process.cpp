@@ -1,4 +1,6 @@
-// PythonProcess: discovery -> layout -> stack walk, for one attached CPython process.
+// PythonProcess: the sampling of one attached CPython process (attach.cpp finds and checks it).
+#include "sampler/python/python_process.hpp"
+
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -31,6 +33,9 @@ using python::Address;
 using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
+// How long a thread found idle, with no sign of waking, is taken to stay so without asking the
+// kernel again.
+constexpr auto kIdleRecheck = std::chrono::milliseconds(20);
 // Consistent reads: how many unpaused reads may find a stack moving before a sample pauses.
 constexpr int kUnpausedAttempts = 2;
 // How old the list of the process's TIDs may get before it is listed again, and how soon a
@@ -160,11 +165,7 @@ class PythonProcessImpl final : public PythonProcess {
     auto threads = read_threads();
     if (!threads) return threads.error();
     if (auto s = find_tids(*threads); !s) return s.error();
-    if (mode != Read::Paused) {
-      std::vector<pid_t> tids;
-      for (const auto& t : *threads) tids.push_back(static_cast<pid_t>(t.tid));
-      running = thread_states_.active(tids);
-    }
+    if (mode != Read::Paused) running = kernel_states(*threads);
     std::vector<Chunk> tops;
     std::vector<Address> now;
     for (const auto& t : *threads) {
@@ -197,6 +198,37 @@ class PythonProcessImpl final : public PythonProcess {
     Address gil_holder = 0;  // of its interpreter; 0 if the GIL is not held
     std::uint64_t tid = 0;   // Linux TID; 0 if unknown
   };
+
+  // The kernel's view of each thread, unpaused. A thread found idle is asked again only on a
+  // sign that it woke: it holds the GIL, its top frame changed, or kIdleRecheck has passed. So a
+  // program with many sleeping threads (a debugger's) samples nearly as cheaply as one thread.
+  std::unordered_map<pid_t, bool> kernel_states(const std::vector<FoundThread>& threads) {
+    const auto now = std::chrono::steady_clock::now();
+    std::unordered_map<pid_t, bool> result;
+    std::vector<pid_t> tids;
+    for (const auto& t : threads) {
+      const auto tid = static_cast<pid_t>(t.tid);
+      if (tid <= 0) continue;
+      tids.push_back(tid);
+      auto& memo = idle_memo_[tid];
+      const bool holds_gil = t.gil_holder != 0 && t.gil_holder == t.raw.tstate;
+      if (memo.idle && !holds_gil && memo.top_frame == t.raw.top_frame &&
+          now - memo.checked < kIdleRecheck) {
+        result.emplace(tid, false);
+        continue;
+      }
+      const bool active = thread_states_.running(tid);
+      memo = {!active, t.raw.top_frame, now};
+      result.emplace(tid, active);
+    }
+    if (tids.size() != idle_memo_.size()) {
+      std::erase_if(idle_memo_, [&](const auto& entry) {
+        return std::find(tids.begin(), tids.end(), entry.first) == tids.end();
+      });
+      thread_states_.retain(tids);
+    }
+    return result;
+  }
 
   // Every interpreter's thread states. Batched: the interpreter list head and (3.8-3.11) the GIL
   // holder, then per interpreter its thread list head, successor and (3.12+) GIL.
@@ -335,7 +367,13 @@ class PythonProcessImpl final : public PythonProcess {
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
   process::ThreadStates thread_states_{pid_};
-  std::vector<pid_t> tasks_;  // see task_list()
+  struct IdleMemo {
+    bool idle = false;
+    Address top_frame = 0;
+    std::chrono::steady_clock::time_point checked;
+  };
+  std::unordered_map<pid_t, IdleMemo> idle_memo_;  // by TID, see kernel_states()
+  std::vector<pid_t> tasks_;                       // see task_list()
   std::optional<std::chrono::steady_clock::time_point> tasks_listed_;
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
@@ -344,127 +382,14 @@ class PythonProcessImpl final : public PythonProcess {
   std::string warning_;
 };
 
-// The files whose code is the interpreter's: the one holding _PyRuntime and the executable.
-std::vector<std::string> interpreter_files(pid_t pid, const python::Interpreter& interp) {
-  std::vector<std::string> files{interp.binary};
-  std::array<char, 4096> exe{};
-  const auto link = fmt::format("/proc/{}/exe", pid);
-  const ssize_t n = ::readlink(link.c_str(), exe.data(), exe.size() - 1);
-  if (n > 0) files.emplace_back(exe.data(), static_cast<std::size_t>(n));
-  return files;
-}
-
-// Up to 3.12: the generated table of the version; 3.13+: the target's own _Py_DebugOffsets.
-Result<python::Layout> read_layout(pid_t pid, const process::ProcessMemory& memory,
-                                   const python::Interpreter& interp) {
-  Result<python::Layout> layout = Error{};
-  const bool published = python::has_debug_offsets(interp.major, interp.minor);
-  if (published) {
-    std::vector<std::byte> debug(python::kDebugOffsetsReadSize);
-    if (auto s = memory.read(interp.runtime, debug.data(), debug.size()); !s) return s.error();
-    layout = python::layout_from_debug_offsets(interp.major, interp.minor, debug);
-  } else {
-    layout = python::layout_for(interp.major, interp.minor);
-  }
-  if (layout || layout.code() != ErrorCode::UnsupportedVersion) return layout;
-  // The debug offsets' reader says why; without them, the supported versions say it.
-  return python::unreadable_version(pid, interp.version, published ? layout.message() : "");
-}
-
-// What to say once about a version dapprof samples without having been tested on it.
-std::string untested_warning(const python::Interpreter& interp, const python::Layout& layout) {
-  if (layout.borrowed_minor == 0) return "";
-  return fmt::format(
-      "Python {} is newer than the versions dapprof was tested with (CPython {}); "
-      "its _Py_DebugOffsets have the shape of 3.{}'s, so it is sampled with that "
-      "layout, untested",
-      interp.version, python::supported_range(), layout.borrowed_minor);
-}
-
-// One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
-// least one thread (not yet true just after exec).
-// `final_attempt`: accept a version without its micro number (before 3.11 it is read from
-// sys.version's buffer, which start-up fills a little after _PyRuntime is usable).
-Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions& options,
-                                                  bool final_attempt) {
-  process::ProcessMemory memory(pid);
-  auto interp = python::discover_interpreter(pid, memory);
-  if (!interp) return interp.error();
-  if (!final_attempt && std::count(interp->version.begin(), interp->version.end(), '.') < 2) {
-    return Error{fmt::format("process {}: Python {} is still starting", pid, interp->version),
-                 ErrorCode::NotPython};
-  }
-  auto layout = read_layout(pid, memory, *interp);
-  if (!layout) return layout.error();
-  if (auto missing = python::missing_fields(*layout); !missing.empty()) {
-    return Error{
-        fmt::format("internal error: the Python {} layout lacks {}", interp->version, missing)};
-  }
-  auto head = memory.read_pointer(interp->runtime + layout->runtime_interpreters_head);
-  if (!head) return head.error();
-  if (*head == 0) {
-    return Error{fmt::format("process {}: the Python interpreter is not initialised yet", pid),
-                 ErrorCode::NotPython};
-  }
-  auto threads = memory.read_pointer(*head + layout->interp_threads_head);
-  if (!threads) return threads.error();
-  if (*threads == 0) {
-    return Error{fmt::format("process {}: the Python interpreter has no thread yet", pid),
-                 ErrorCode::NotPython};
-  }
-  auto tstate_interp = memory.read_pointer(*threads + layout->tstate_interp);
-  if (!tstate_interp) return tstate_interp.error();
-  if (*tstate_interp != *head) {
-    return Error{fmt::format("process {}: _PyRuntime does not hold a valid interpreter", pid),
-                 ErrorCode::NotPython};
-  }
-  std::unique_ptr<native::NativeStacks> native;
-  if (options.native) {
-    auto stacks =
-        native::NativeStacks::create(pid, interpreter_files(pid, *interp), options.native_all);
-    if (!stacks) return stacks.error();
-    native = std::move(*stacks);
-  }
-  spdlog::debug("attached to {} (Python {}, {}, _PyRuntime at {:#x})", pid, interp->version,
-                interp->binary, interp->runtime);
-  auto warning = untested_warning(*interp, *layout);
-  return std::unique_ptr<PythonProcess>(std::make_unique<PythonProcessImpl>(
-      pid, options, std::move(*interp), *layout, std::move(native), std::move(warning)));
-}
-
 }  // namespace
 
-Result<std::unique_ptr<PythonProcess>> PythonProcess::attach(pid_t pid,
-                                                             const AttachOptions& options) {
-  if (options.native && options.nonblocking) {
-    // Unwinding reads registers and stacks that change while a thread runs.
-    return Error{
-        "native frames need the threads paused while they are read: sample in blocking "
-        "mode (drop nonblocking) to include native frames",
-        ErrorCode::InvalidArgument};
-  }
-  const auto deadline = std::chrono::steady_clock::now() + options.wait_for_interpreter;
-  while (true) {
-    Result<std::unique_ptr<PythonProcess>> attached = Error{};
-    try {
-      const bool final_attempt =
-          std::chrono::steady_clock::now() + std::chrono::milliseconds(10) >= deadline;
-      attached = try_attach(pid, options, final_attempt);
-    } catch (const std::exception& e) {  // /proc readers can throw when the process exits
-      attached = Error{fmt::format("cannot attach to process {}: {}", pid, e.what())};
-    }
-    if (attached) return attached;
-    // Retry what a starting process can still grow out of (no libpython mapped yet, runtime not
-    // initialised, a pyenv shim that has not exec'd python yet); give up on the rest.
-    const auto code = attached.code();
-    const bool transient = code == ErrorCode::NotPython || code == ErrorCode::Generic;
-    if (!transient || std::chrono::steady_clock::now() >= deadline) return attached;
-    if (process::thread_gone(pid, pid)) {
-      return Error{fmt::format("process {} exited before its Python interpreter started", pid),
-                   ErrorCode::ProcessExited};
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+std::unique_ptr<PythonProcess> python::open_process(pid_t pid, const AttachOptions& options,
+                                                    Interpreter interp, Layout layout,
+                                                    std::unique_ptr<native::NativeStacks> native,
+                                                    std::string warning) {
+  return std::make_unique<PythonProcessImpl>(pid, options, std::move(interp), layout,
+                                             std::move(native), std::move(warning));
 }
 
 }  // namespace dapprof::sampler
