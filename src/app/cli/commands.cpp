@@ -43,7 +43,7 @@ void add_dump(CLI::App& app, int& exit_code) {
       ->check(CLI::PositiveNumber);
   dump->add_flag("-j,--json", options->json, "Print one JSON document instead of text");
   dump->add_flag("--nonblocking", options->nonblocking,
-                 "Do not pause the program while reading it (faster, may read torn stacks)");
+                 "Never pause the program nor check its stacks (may read torn stacks)");
   dump->add_flag("-n,--native", options->native,
                  "Include native (C/C++) frames, merged into the Python stacks (not with "
                  "--nonblocking)");
@@ -81,7 +81,7 @@ void add_record(CLI::App& app, int& exit_code) {
       ->default_val("flamegraph")
       ->check(CLI::IsMember(format_names()));
   record->add_flag("--nonblocking", options->sampling.nonblocking,
-                   "Do not pause the program while reading it (lower overhead, less accurate)");
+                   "Never pause the program nor check its stacks (default: consistent stacks, paused only when a stack keeps moving)");
   record->add_flag("-i,--idle", options->sampling.idle, "Include idle threads");
   record->add_flag("-g,--gil", options->sampling.gil, "Only sample the thread holding the GIL");
   record->add_flag("-t,--threads", options->threads, "Show thread ids in the output");

@@ -152,8 +152,9 @@ struct StartProfilingArguments {
   int rate = kDefaultRateHz;
   // Native (C) frames are merged into the Python stacks. Default false.
   bool native = false;
-  // Threads are not paused while being read (lower overhead, occasional inconsistent samples
-  // counted as errors). Default false: threads are paused for each sample.
+  // Threads are read while they run and a stack that changed during its read may be torn (counted
+  // as an error). Default false: consistent stacks; each is read in one system call and checked
+  // afterwards, and only if it kept moving are the threads paused for that sample.
   bool nonblocking = false;
   // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
   bool idle = false;
@@ -185,8 +186,9 @@ struct StartProfilingResponse {
   int rate = 0;
   // Native (C) frames are merged into the Python stacks. Default false.
   bool native = false;
-  // Threads are not paused while being read (lower overhead, occasional inconsistent samples
-  // counted as errors). Default false: threads are paused for each sample.
+  // Threads are read while they run and a stack that changed during its read may be torn (counted
+  // as an error). Default false: consistent stacks; each is read in one system call and checked
+  // afterwards, and only if it kept moving are the threads paused for that sample.
   bool nonblocking = false;
   // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
   bool idle = false;

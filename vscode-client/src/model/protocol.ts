@@ -123,8 +123,9 @@ export interface StartProfilingArguments {
   /** Native (C) frames are merged into the Python stacks. Default false. */
   native?: boolean;
   /**
-   * Threads are not paused while being read (lower overhead, occasional inconsistent samples
-   * counted as errors). Default false: threads are paused for each sample.
+   * Threads are read while they run and a stack that changed during its read may be torn (counted
+   * as an error). Default false: consistent stacks; each is read in one system call and checked
+   * afterwards, and only if it kept moving are the threads paused for that sample.
    */
   nonblocking?: boolean;
   /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
@@ -153,8 +154,9 @@ export interface StartProfilingResponseBody {
   /** Native (C) frames are merged into the Python stacks. Default false. */
   native: boolean;
   /**
-   * Threads are not paused while being read (lower overhead, occasional inconsistent samples
-   * counted as errors). Default false: threads are paused for each sample.
+   * Threads are read while they run and a stack that changed during its read may be torn (counted
+   * as an error). Default false: consistent stacks; each is read in one system call and checked
+   * afterwards, and only if it kept moving are the threads paused for that sample.
    */
   nonblocking: boolean;
   /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
