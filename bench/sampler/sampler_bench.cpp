@@ -190,24 +190,53 @@ void print_row(const std::string& who, const bench::Figures& f) {
 
 std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : "n/a"; }
 
+// work.py at `depth` with `idle` sleeping threads besides. Like a debuggee launched by debugpy,
+// the target is not our child: an intermediate process starts it (dapprof pauses its own
+// children differently, see pause.cpp).
+struct Target {
+  Target(const bench::Interpreter& interp, int depth, int idle)
+      : launcher({interp.path, "-c", kLauncher, DAPPROF_SOURCE_DIR "/bench/sampler/work.py",
+                  std::to_string(depth), std::to_string(idle)}) {
+    const auto pid_line = launcher.read_line();
+    pid = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
+    if (pid > 0 && launcher.read_line() != "ready") {
+      kill(pid, SIGKILL);
+      pid = -1;
+    }
+  }
+  ~Target() {
+    if (pid > 0) kill(pid, SIGKILL);
+  }
+  Child launcher;
+  pid_t pid = -1;
+};
+
+// A sample of a program with many sleeping threads against one of the same program alone.
+void idle_threads(const bench::Interpreter& interp, int idle, double seconds) {
+  std::optional<bench::Figures> alone, crowded;
+  for (int n : {0, idle}) {
+    Target t(interp, 3, n);
+    if (t.pid <= 0) return;
+    (n == 0 ? alone : crowded) = run_dapprof(t.pid, 1000, false, seconds);
+  }
+  if (!alone || !crowded) return;
+  fmt::print("\n{}: 1 busy thread, alone and with {} idle threads (consistent, 1 kHz):\n",
+             interp.label, idle);
+  print_row("dapprof, 1 thread", *alone);
+  print_row(fmt::format("dapprof, {} threads", idle + 1), *crowded);
+  fmt::print("    CPU/sample with {} idle threads / alone: {}  [goal <= 2.0]\n", idle,
+             ratio(crowded->cpu_us_per_sample, alone->cpu_us_per_sample));
+}
+
 void bench_target(const bench::Interpreter& interp, int depth, double seconds,
                   const std::optional<std::string>& austin) {
-  // Like a debuggee launched by debugpy, the target is not our child: an intermediate process
-  // starts it (dapprof pauses its own children differently, see pause.cpp).
-  Child launcher({interp.path, "-c", kLauncher, DAPPROF_SOURCE_DIR "/bench/sampler/work.py",
-                  std::to_string(depth)});
-  const auto pid_line = launcher.read_line();
-  const pid_t target = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
-  struct Killer {
-    pid_t pid;
-    ~Killer() {
-      if (pid > 0) kill(pid, SIGKILL);
-    }
-  } killer{target};
-  if (target <= 0 || launcher.read_line() != "ready") {
+  Target t(interp, depth, 0);
+  if (t.pid <= 0) {
     fmt::print("{}: target did not start\n", interp.label);
     return;
   }
+  const pid_t target = t.pid;
+  Child& launcher = t.launcher;
   fmt::print("\n{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
   fmt::print("  {:<22} {:>9} {:>11} {:>6} {:>11} {:>7} {:>6} {:>7}\n", "", "asked", "achieved",
              "ratio", "CPU/sample", "core", "reads", "frames");
@@ -287,6 +316,8 @@ int main(int argc, char** argv) {
   std::vector<std::string> pythons, peers;
   std::vector<int> depths{3, 100, 1000};
   bool all = false;
+  int idle = 49;
+  app.add_option("--idle-threads", idle, "idle threads beside the busy one in the last test");
   app.add_option("--seconds", seconds, "time per configuration");
   app.add_option("--python", pythons,
                  "interpreter(s) to use (default: pyenv 3.12, Debian's 3.11, and "
@@ -313,7 +344,9 @@ int main(int argc, char** argv) {
       "CPU is the sampler's (dapprof: its sampling thread; austin: its process), user + "
       "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
       "that found a stack moving and read again / paused the threads.\n");
-  for (const auto& interp : interps)
+  for (const auto& interp : interps) {
     for (int depth : depths) bench_target(interp, depth, seconds, austin);
+    if (idle > 0) idle_threads(interp, idle, seconds);
+  }
   return 0;
 }

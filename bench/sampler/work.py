@@ -1,13 +1,19 @@
 """A busy thread whose Python stack is DEPTH frames deep, reporting its progress.
 
-usage: work.py DEPTH  -- prints "ready" at depth, then every 0.1 s "<iterations> <seconds>"
-(cumulative; time.monotonic) so that a benchmark can tell how much a profiler slows it down.
+usage: work.py DEPTH [IDLE_THREADS]  -- prints "ready" at depth, then every 0.1 s
+"<iterations> <seconds>" (cumulative; time.monotonic) so that a benchmark can tell how much a
+profiler slows it down. IDLE_THREADS more threads wait on an event meanwhile.
 """
 import sys
+import threading
 import time
 
 depth = int(sys.argv[1])
+idle = int(sys.argv[2]) if len(sys.argv) > 2 else 0
 sys.setrecursionlimit(depth + 1000)
+never = threading.Event()
+for i in range(idle):
+    threading.Thread(target=never.wait, name=f"idle-{i}", daemon=True).start()
 
 
 def recurse(n):

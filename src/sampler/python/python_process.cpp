@@ -35,7 +35,7 @@ using Chunk = process::ProcessMemory::Chunk;
 constexpr int kMaxInterpreters = 64;
 // How long a thread found idle, with no sign of waking, is taken to stay so without asking the
 // kernel again.
-constexpr auto kIdleRecheck = std::chrono::milliseconds(20);
+constexpr auto kIdleRecheck = std::chrono::milliseconds(50);
 // Consistent reads: how many unpaused reads may find a stack moving before a sample pauses.
 constexpr int kUnpausedAttempts = 2;
 // How old the list of the process's TIDs may get before it is listed again, and how soon a

@@ -12,6 +12,7 @@
 
 #include "child.hpp"
 #include "sampler/process/maps.hpp"
+#include "sampler/process/sample_reads.hpp"
 
 namespace dapprof::sampler::process {
 namespace {
@@ -154,6 +155,100 @@ TEST(Maps, NonExistentProcessIsNoSuchProcess) {
   ASSERT_FALSE(maps);
   EXPECT_EQ(maps.code(), ErrorCode::NoSuchProcess);
 }
+
+// SampleReads: what one sample read is fetched at the start of the next in one system call.
+namespace sample_reads {
+
+struct ThreeReads {
+  std::array<std::uint8_t, 16> a{}, b{}, d{};
+  Status read(const ProcessMemory& mem, Address buffer) {
+    if (auto s = mem.read(buffer + 100, a.data(), a.size()); !s) return s;
+    if (auto s = mem.read(buffer + 9000, b.data(), b.size()); !s) return s;
+    return mem.read(buffer + 9040, d.data(), d.size());
+  }
+  void expect(std::size_t a_at, std::size_t b_at, std::size_t d_at) const {
+    for (std::size_t i = 0; i < 16; ++i) {
+      EXPECT_EQ(a[i], expected_byte(a_at + i));
+      EXPECT_EQ(b[i], expected_byte(b_at + i));
+      EXPECT_EQ(d[i], expected_byte(d_at + i));
+    }
+  }
+};
+
+TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  SampleReads reads;
+  mem.use(&reads);
+
+  reads.begin(mem);  // nothing planned yet: every read goes to the process
+  ThreeReads first;
+  auto before = mem.syscalls();
+  ASSERT_TRUE(first.read(mem, c.buffer));
+  EXPECT_EQ(mem.syscalls(), before + 3);
+  reads.end();
+  // Reads 40 bytes apart are one region; 9 KB apart, two.
+  const auto plan = reads.plan();
+  ASSERT_EQ(plan.size(), 2u);
+  EXPECT_EQ(plan[0], std::make_pair(c.buffer + 100, std::size_t{16}));
+  EXPECT_EQ(plan[1], std::make_pair(c.buffer + 9000, std::size_t{56}));
+
+  before = mem.syscalls();
+  reads.begin(mem);
+  ThreeReads second;
+  ASSERT_TRUE(second.read(mem, c.buffer));
+  EXPECT_EQ(mem.syscalls(), before + 1);  // the fetch, and nothing more
+  second.expect(100, 9000, 9040);
+  // A read the plan does not cover still goes to the process.
+  std::uint32_t other = 0;
+  ASSERT_TRUE(mem.read(c.buffer + 15000, &other, sizeof other));
+  EXPECT_EQ(mem.syscalls(), before + 2);
+  reads.end();
+  EXPECT_EQ(reads.plan().size(), 3u);
+}
+
+TEST(SampleReads, AnUnmappedRegionIsDroppedAndTheRestServed) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  SampleReads reads;
+  mem.use(&reads);
+  reads.begin(mem);
+  std::uint64_t v = 0;
+  EXPECT_FALSE(mem.read(8, &v, sizeof v));  // page 0: planned all the same, like a freed frame
+  ThreeReads first;
+  ASSERT_TRUE(first.read(mem, c.buffer));
+  reads.end();
+  ASSERT_EQ(reads.plan().size(), 3u);
+
+  reads.begin(mem);  // the unmapped region comes first and stops the transfer: fetched again
+  const auto before = mem.syscalls();
+  ThreeReads second;
+  ASSERT_TRUE(second.read(mem, c.buffer));
+  EXPECT_EQ(mem.syscalls(), before);  // all served from the fetch
+  second.expect(100, 9000, 9040);
+  EXPECT_FALSE(mem.read(8, &v, sizeof v));  // still an error, read from the process again
+  reads.end();
+}
+
+TEST(SampleReads, OutsideASampleNothingIsCachedOrPlanned) {
+  BufferChild c;
+  ASSERT_NE(c.buffer, 0u);
+  ProcessMemory mem(c.child.pid());
+  SampleReads reads;
+  mem.use(&reads);
+  ThreeReads r;
+  const auto before = mem.syscalls();
+  ASSERT_TRUE(r.read(mem, c.buffer));
+  ASSERT_TRUE(r.read(mem, c.buffer));
+  EXPECT_EQ(mem.syscalls(), before + 6);
+  reads.begin(mem);
+  reads.end();
+  EXPECT_TRUE(reads.plan().empty());
+}
+
+}  // namespace sample_reads
 
 }  // namespace
 }  // namespace dapprof::sampler::process
