@@ -8,6 +8,7 @@
 //
 // Every figure of a target comes from the same run, interleaved, and the ratios are against
 // that run's baseline (the program alone, the reads-only loop, the peer).
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
 #include <unistd.h>
@@ -142,7 +143,9 @@ std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
   return f;
 }
 
-// The reads one sample makes, in a loop and nothing else: what the hardware allows.
+// The system calls one consistent sample makes, in a loop and nothing else: the fetch of its
+// plan, the re-read of the thread's top frame, the thread's kernel state. What the hardware
+// allows a sampler that reads what dapprof reads.
 std::optional<bench::Figures> reads_only(pid_t pid, double seconds) {
   auto proc = PythonProcess::attach(pid, AttachOptions{.nonblocking = true});
   if (!proc) return std::nullopt;
@@ -157,21 +160,31 @@ std::optional<bench::Figures> reads_only(pid_t pid, double seconds) {
     chunks.push_back({addr, buffer.data() + offset, size});
     offset += size;
   }
+  if (chunks.empty()) return std::nullopt;
+  std::uint64_t top = 0;
+  const process::ProcessMemory::Chunk again{chunks.back().addr, &top, sizeof top};
+  const int stat = ::open(fmt::format("/proc/{}/task/{}/stat", pid, pid).c_str(), O_RDONLY);
+  if (stat < 0) return std::nullopt;
+  char line[512];
   process::ProcessMemory memory(pid);
   const double cpu0 = thread_cpu_seconds();
   const auto begin = Clock::now();
   const auto end = begin + std::chrono::duration<double>(seconds);
   std::uint64_t n = 0;
-  while (Clock::now() < end) {
-    if (!memory.read_many(chunks)) return std::nullopt;
+  bool ok = true;
+  while (ok && Clock::now() < end) {
+    ok = memory.read_many(chunks) && memory.read(again.addr, again.out, again.size) &&
+         ::pread(stat, line, sizeof line, 0) > 0;
     ++n;
   }
+  ::close(stat);
+  if (!ok) return std::nullopt;
   const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
   bench::Figures f;
   f.samples_per_s = static_cast<double>(n) / wall;
   f.cpu_us_per_sample = (thread_cpu_seconds() - cpu0) * 1e6 / static_cast<double>(n);
   f.core_percent = 100 * (thread_cpu_seconds() - cpu0) / wall;
-  f.reads_per_sample = 1;
+  f.reads_per_sample = 2;
   f.plan_regions = plan.size();
   f.plan_bytes = bytes;
   return f;

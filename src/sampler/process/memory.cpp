@@ -92,46 +92,41 @@ ssize_t readv_once(pid_t pid, std::span<const ProcessMemory::Chunk> chunks, std:
 
 }  // namespace
 
-Status ProcessMemory::transfer(std::span<const Chunk> chunks) const {
+ProcessMemory::Moved ProcessMemory::move(std::span<const Chunk> chunks) const {
+  Moved moved;
   while (!chunks.empty()) {
     const std::size_t n = std::min(chunks.size(), kMaxIov);
     std::size_t total = 0;
     ++syscalls_;
     g_syscalls.fetch_add(1, std::memory_order_relaxed);
     const ssize_t got = readv_once(pid_, chunks.first(n), total);
-    if (got < 0) return classify(pid_, errno, chunks[0].addr, chunks[0].size);
-    if (static_cast<std::size_t>(got) != total) {
-      // Find the chunk that stopped the transfer, to name it.
-      std::size_t done = static_cast<std::size_t>(got);
-      std::size_t i = 0;
-      while (i < n && done >= chunks[i].size) done -= chunks[i++].size;
-      const Chunk& bad = chunks[std::min(i, n - 1)];
-      return Error{fmt::format("short read of {} bytes at {:#x} in process {} (address not mapped)",
-                               bad.size, bad.addr, pid_),
-                   ErrorCode::Generic};
+    if (got < 0) {
+      moved.error = errno;
+      return moved;
     }
-    chunks = chunks.subspan(n);
-  }
-  return Ok{};
-}
-
-std::size_t ProcessMemory::read_prefix(std::span<const Chunk> chunks) const {
-  std::size_t whole = 0;
-  while (!chunks.empty()) {
-    const std::size_t n = std::min(chunks.size(), kMaxIov);
-    std::size_t total = 0;
-    ++syscalls_;
-    g_syscalls.fetch_add(1, std::memory_order_relaxed);
-    const ssize_t got = readv_once(pid_, chunks.first(n), total);
-    if (got < 0) return whole;
+    // The chunks the transfer filled before it stopped (at an unmapped one).
     std::size_t done = static_cast<std::size_t>(got);
     std::size_t i = 0;
     while (i < n && done >= chunks[i].size) done -= chunks[i++].size;
-    whole += i;
-    if (i < n) return whole;
+    moved.whole += i;
+    if (i < n) return moved;
     chunks = chunks.subspan(n);
   }
-  return whole;
+  return moved;
+}
+
+Status ProcessMemory::transfer(std::span<const Chunk> chunks) const {
+  const Moved moved = move(chunks);
+  if (moved.whole == chunks.size()) return Ok{};
+  const Chunk& bad = chunks[moved.whole];
+  if (moved.error != 0) return classify(pid_, moved.error, bad.addr, bad.size);
+  return Error{fmt::format("short read of {} bytes at {:#x} in process {} (address not mapped)",
+                           bad.size, bad.addr, pid_),
+               ErrorCode::Generic};
+}
+
+std::size_t ProcessMemory::read_prefix(std::span<const Chunk> chunks) const {
+  return move(chunks).whole;
 }
 
 Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_len) const {

@@ -69,6 +69,13 @@ class ProcessMemory {
   static std::uint64_t total_syscalls();
 
  private:
+  // process_vm_readv in batches of IOV_MAX until done or stopped: the chunks filled whole, and
+  // errno if a call failed outright.
+  struct Moved {
+    std::size_t whole = 0;
+    int error = 0;
+  };
+  Moved move(std::span<const Chunk> chunks) const;
   Status transfer(std::span<const Chunk> chunks) const;
 
   pid_t pid_;

@@ -175,12 +175,18 @@ struct ThreeReads {
   }
 };
 
-TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
+// A buffer child read through a ProcessMemory that uses a SampleReads.
+struct Sampled {
   BufferChild c;
-  ASSERT_NE(c.buffer, 0u);
-  ProcessMemory mem(c.child.pid());
+  ProcessMemory mem{c.child.pid()};
   SampleReads reads;
-  mem.use(&reads);
+  Sampled() { mem.use(&reads); }
+};
+
+TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
+  Sampled t;
+  ASSERT_NE(t.c.buffer, 0u);
+  auto& [c, mem, reads] = t;
 
   reads.begin(mem);  // nothing planned yet: every read goes to the process
   ThreeReads first;
@@ -209,11 +215,9 @@ TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
 }
 
 TEST(SampleReads, AnUnmappedRegionIsDroppedAndTheRestServed) {
-  BufferChild c;
-  ASSERT_NE(c.buffer, 0u);
-  ProcessMemory mem(c.child.pid());
-  SampleReads reads;
-  mem.use(&reads);
+  Sampled t;
+  ASSERT_NE(t.c.buffer, 0u);
+  auto& [c, mem, reads] = t;
   reads.begin(mem);
   std::uint64_t v = 0;
   EXPECT_FALSE(mem.read(8, &v, sizeof v));  // page 0: planned all the same, like a freed frame
@@ -233,11 +237,9 @@ TEST(SampleReads, AnUnmappedRegionIsDroppedAndTheRestServed) {
 }
 
 TEST(SampleReads, OutsideASampleNothingIsCachedOrPlanned) {
-  BufferChild c;
-  ASSERT_NE(c.buffer, 0u);
-  ProcessMemory mem(c.child.pid());
-  SampleReads reads;
-  mem.use(&reads);
+  Sampled t;
+  ASSERT_NE(t.c.buffer, 0u);
+  auto& [c, mem, reads] = t;
   ThreeReads r;
   const auto before = mem.syscalls();
   ASSERT_TRUE(r.read(mem, c.buffer));
