@@ -37,15 +37,15 @@ void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOpt
                       {"args", {{"name", t.name.empty() ? "thread" : t.name}}}});
   }
 
-  std::vector<std::vector<const Sample*>> by_thread(profile.threads().size());
-  for (const auto& s : profile.samples()) by_thread[s.thread].push_back(&s);
+  std::vector<std::vector<Sample>> by_thread(profile.threads().size());
+  for (const auto& s : profile.samples()) by_thread[s.thread].push_back(s);
 
   const auto& frames = profile.frames();
   for (std::size_t ti = 0; ti < by_thread.size(); ++ti) {
     auto& samples = by_thread[ti];
     const auto& thread = profile.threads()[ti];
     std::stable_sort(samples.begin(), samples.end(),
-                     [](const Sample* a, const Sample* b) { return a->time_us < b->time_us; });
+                     [](const Sample& a, const Sample& b) { return a.time_us < b.time_us; });
     std::vector<std::uint32_t> open;  // frames currently open, root first
     std::int64_t last = 0;
     const auto close_to = [&](std::size_t keep, std::int64_t ts) {
@@ -54,23 +54,23 @@ void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOpt
         open.pop_back();
       }
     };
-    for (const Sample* s : samples) {
+    for (const Sample& s : samples) {
       // A thread missing from several snapshots (idle, filtered) was not running these frames.
-      if (!open.empty() && s->time_us - last > 2 * profile.interval_us) {
+      if (!open.empty() && s.time_us - last > 2 * profile.interval_us) {
         close_to(0, last + profile.interval_us);
       }
-      const auto& stack = profile.stacks()[s->stack];
+      const auto& stack = profile.stacks()[s.stack];
       const std::vector<std::uint32_t> path(stack.rbegin(), stack.rend());
       std::size_t common = 0;
       while (common < open.size() && common < path.size() && open[common] == path[common]) {
         ++common;
       }
-      close_to(common, s->time_us);
+      close_to(common, s.time_us);
       for (std::size_t i = common; i < path.size(); ++i) {
-        events.push_back(frame_event(frames[path[i]], 'B', s->time_us, thread));
+        events.push_back(frame_event(frames[path[i]], 'B', s.time_us, thread));
         open.push_back(path[i]);
       }
-      last = s->time_us;
+      last = s.time_us;
     }
     close_to(0, last + profile.interval_us);
   }

@@ -53,18 +53,20 @@ void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOpti
   }
 
   // Samples in time order (threads interleave); deltas from startTime.
-  std::vector<std::size_t> order(profile.samples().size());
+  std::vector<std::int64_t> times;
+  times.reserve(profile.samples().size());
+  for (const auto& s : profile.samples()) times.push_back(s.time_us);
+  std::vector<std::size_t> order(times.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    return profile.samples()[a].time_us < profile.samples()[b].time_us;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return times[a] < times[b]; });
   Json samples = Json::array();
   Json deltas = Json::array();
   std::int64_t previous = 0;
   for (const auto i : order) {
     samples.push_back(tree.sample_leaves()[i] + 1);
-    deltas.push_back(profile.samples()[i].time_us - previous);
-    previous = profile.samples()[i].time_us;
+    deltas.push_back(times[i] - previous);
+    previous = times[i];
   }
 
   const Json doc = {{"nodes", std::move(json_nodes)},

@@ -19,66 +19,54 @@ std::uint32_t next_index(std::size_t size) {
 
 }  // namespace
 
-std::size_t Profile::FrameHash::operator()(const model::Frame& f) const {
-  XXH64_hash_t h = XXH3_64bits(f.function.data(), f.function.size());
-  h = XXH3_64bits_withSeed(f.file.data(), f.file.size(), h);
-  h = XXH3_64bits_withSeed(f.module.data(), f.module.size(), h);
-  const std::int64_t tail =
-      (static_cast<std::int64_t>(f.line) << 3) | (static_cast<std::int64_t>(f.origin) << 1) |
-      static_cast<std::int64_t>(f.kind);
-  return static_cast<std::size_t>(XXH3_64bits_withSeed(&tail, sizeof tail, h));
-}
-
-std::size_t Profile::StackHash::operator()(const Stack& s) const {
-  return static_cast<std::size_t>(XXH3_64bits(s.data(), s.size() * sizeof(std::uint32_t)));
-}
-
 std::size_t Profile::ThreadKeyHash::operator()(const ThreadKey& k) const {
   const std::uint64_t parts[3] = {static_cast<std::uint64_t>(k.pid), k.thread_id, k.os_thread_id};
   return static_cast<std::size_t>(XXH3_64bits(parts, sizeof parts));
 }
 
-std::uint32_t Profile::add_frame(const model::Frame& frame) {
-  auto it = frame_ids_.find(frame);
-  if (it != frame_ids_.end()) return it->second;
-  const auto id = next_index(frames_.size());
-  // Classified here, once per distinct frame, rather than per sample.
-  frames_.push_back(frame.origin == model::FrameOrigin::Program ? model::classified(frame) : frame);
-  frame_ids_.emplace(frame, id);
-  return id;
-}
+std::uint32_t Profile::add_frame(const model::Frame& frame) { return stacks_.add_frame(frame); }
 
 std::uint32_t Profile::add_stack(std::span<const model::Frame> innermost_first) {
-  Stack stack;
-  stack.reserve(innermost_first.size());
-  for (const auto& f : innermost_first) stack.push_back(add_frame(f));
-  auto it = stack_ids_.find(stack);
-  if (it != stack_ids_.end()) return it->second;
-  const auto id = next_index(stacks_.size());
-  stacks_.push_back(stack);
-  stack_ids_.emplace(std::move(stack), id);
-  return id;
+  return stacks_.add_stack(innermost_first);
+}
+
+std::uint32_t Profile::add_stack(std::span<const model::Frame> innermost_first,
+                                 const model::ThreadInfo& thread) {
+  const auto it = thread_ids_.find(ThreadKey{thread.pid, thread.thread_id, thread.os_thread_id});
+  if (it == thread_ids_.end()) return stacks_.add_stack(innermost_first);
+  return stack_of(it->second, innermost_first);
+}
+
+std::uint32_t Profile::stack_of(std::uint32_t thread,
+                                std::span<const model::Frame> innermost_first) {
+  const auto previous = last_stack_[thread];
+  return previous == kNoStack ? stacks_.add_stack(innermost_first)
+                              : stacks_.add_stack(innermost_first, previous);
 }
 
 std::uint32_t Profile::add_thread(const model::ThreadInfo& thread) {
   const ThreadKey key{thread.pid, thread.thread_id, thread.os_thread_id};
   auto it = thread_ids_.find(key);
   if (it != thread_ids_.end()) {
-    if (!thread.name.empty()) threads_[it->second].name = thread.name;
+    // Compared first: a snapshot names every thread again, and the name rarely changes.
+    auto& known = threads_[it->second].name;
+    if (!thread.name.empty() && known != thread.name) known = thread.name;
     return it->second;
   }
   const auto id = next_index(threads_.size());
   threads_.push_back(thread);
+  last_stack_.push_back(kNoStack);
   thread_ids_.emplace(key, id);
   return id;
 }
 
 void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
                          double weight) {
-  if (thread >= threads_.size() || stack >= stacks_.size()) {
+  if (thread >= threads_.size() || stack >= stacks().size()) {
     throw std::out_of_range("profile: sample refers to an unknown thread or stack");
   }
-  samples_.push_back(Sample{thread, stack, time_us, weight});
+  samples_.add(Sample{thread, stack, time_us, weight});
+  last_stack_[thread] = stack;
 }
 
 void Profile::add_snapshot(const model::Snapshot& snapshot,
@@ -87,20 +75,13 @@ void Profile::add_snapshot(const model::Snapshot& snapshot,
       std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
   for (const auto& thread : snapshot.threads) {
     const auto tid = add_thread(thread.info);
-    add_sample(tid, add_stack(thread.frames), std::max<std::int64_t>(t, 0));
+    add_sample(tid, stack_of(tid, thread.frames), std::max<std::int64_t>(t, 0));
   }
 }
 
-double Profile::total_weight() const {
-  double total = 0;
-  for (const auto& s : samples_) total += s.weight;
-  return total;
-}
-
 std::int64_t Profile::end_us() const {
-  std::int64_t end = duration_us;
-  for (const auto& s : samples_) end = std::max(end, s.time_us + interval_us);
-  return end;
+  const auto latest = samples_.latest_time_us();
+  return latest ? std::max(duration_us, *latest + interval_us) : duration_us;
 }
 
 bool Profile::multiple_processes() const {

@@ -10,22 +10,17 @@
 #include <unordered_map>
 #include <vector>
 
+#include "formats/sample_store.hpp"
+#include "formats/stack_table.hpp"
 #include "model/frame.hpp"
 #include "model/snapshot.hpp"
 #include "model/thread_info.hpp"
 
 namespace dapprof::formats {
 
-struct Sample {
-  std::uint32_t thread = 0;  // index into Profile::threads()
-  std::uint32_t stack = 0;   // index into Profile::stacks()
-  std::int64_t time_us = 0;  // since the recording started
-  double weight = 1;         // how many samples this one stands for
-};
-
 class Profile {
  public:
-  using Stack = std::vector<std::uint32_t>;  // frame indices, innermost first (as sampled)
+  using Stack = StackTable::Stack;  // frame indices, innermost first (as sampled)
 
   std::string name = "dapprof";      // title of the profile (program or pid)
   std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
@@ -33,6 +28,10 @@ class Profile {
 
   std::uint32_t add_frame(const model::Frame& frame);
   std::uint32_t add_stack(std::span<const model::Frame> innermost_first);
+  // The same for a stack sampled on `thread`: cheap when it shares frames with that thread's
+  // previous sample (add_sample), as most stacks do.
+  std::uint32_t add_stack(std::span<const model::Frame> innermost_first,
+                          const model::ThreadInfo& thread);
   // Threads are identified by (pid, Python thread id, TID); a later non-empty name wins.
   std::uint32_t add_thread(const model::ThreadInfo& thread);
   void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
@@ -40,23 +39,18 @@ class Profile {
   // One sample per thread of the snapshot, timed relative to start.
   void add_snapshot(const model::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
 
-  const std::vector<model::Frame>& frames() const { return frames_; }
-  const std::vector<Stack>& stacks() const { return stacks_; }
+  const std::vector<model::Frame>& frames() const { return stacks_.frames(); }
+  const std::vector<Stack>& stacks() const { return stacks_.stacks(); }
   const std::vector<model::ThreadInfo>& threads() const { return threads_; }
-  const std::vector<Sample>& samples() const { return samples_; }
+  // In the order added; iterate them (each is decoded in turn), there is no indexing.
+  const SampleStore& samples() const { return samples_; }
 
-  double total_weight() const;
+  double total_weight() const { return samples_.total_weight(); }
   // The end of the recording: duration_us, or past the last sample if that is later.
   std::int64_t end_us() const;
   bool multiple_processes() const;
 
  private:
-  struct FrameHash {
-    std::size_t operator()(const model::Frame& f) const;
-  };
-  struct StackHash {
-    std::size_t operator()(const Stack& s) const;
-  };
   struct ThreadKey {
     pid_t pid;
     std::uint64_t thread_id;
@@ -67,13 +61,16 @@ class Profile {
     std::size_t operator()(const ThreadKey& k) const;
   };
 
-  std::vector<model::Frame> frames_;
-  std::unordered_map<model::Frame, std::uint32_t, FrameHash> frame_ids_;
-  std::vector<Stack> stacks_;
-  std::unordered_map<Stack, std::uint32_t, StackHash> stack_ids_;
+  std::uint32_t stack_of(std::uint32_t thread, std::span<const model::Frame> innermost_first);
+
+  StackTable stacks_;
   std::vector<model::ThreadInfo> threads_;
   std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> thread_ids_;
-  std::vector<Sample> samples_;
+  // Per thread, the stack of its latest sample (kNoStack before the first): where the next
+  // stack of the thread is looked up first.
+  static constexpr std::uint32_t kNoStack = ~std::uint32_t{0};
+  std::vector<std::uint32_t> last_stack_;
+  SampleStore samples_;
 };
 
 // "function (file:line)", py-spy's label for a frame; "(file)" without a line, bare name without

@@ -42,7 +42,7 @@ TEST(ProfileModel, AddSnapshotTimesRelativeToStartAndKeepsInnermostFirst) {
   snap.threads.push_back(t);
   p.add_snapshot(snap, start);
   ASSERT_EQ(p.samples().size(), 1u);
-  EXPECT_EQ(p.samples()[0].time_us, 25000);
+  EXPECT_EQ(p.samples().begin()->time_us, 25000);
   EXPECT_EQ(p.frames()[p.stacks()[0].front()], test::leaf_frame());
   EXPECT_EQ(p.threads()[0].pid, 42);
 }

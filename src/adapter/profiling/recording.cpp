@@ -27,7 +27,8 @@ void Recording::add(model::Snapshot&& snapshot) {
   std::lock_guard lock(mutex_);
   for (const auto& thread : snapshot.threads) {
     // The profile interns (and classifies) each frame once; the batch announces it by index.
-    const auto stack = profile_.add_stack(thread.frames);
+    // Given the thread, it compares the stack with the thread's previous one before any lookup.
+    const auto stack = profile_.add_stack(thread.frames, thread.info);
     if (auto status = builder_.add(thread.info, profile_.stacks()[stack], profile_.frames());
         !status) {
       // Only a frame-ID space exhausted by collisions gets here; count it, keep going.
