@@ -3,9 +3,11 @@
 # (test/e2e/package-lock.json, kept apart from the extension's own dependencies since code-server
 # is about 320 MB), packages the .vsix, and runs test/e2e/e2e.test.ts: code-server with the
 # extension installed, driven in Debian's headless Chromium, debugging and profiling
-# test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN.
+# test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN. With
+# DAPPROF_PLATFORM_VSIX (the release build's dapprof-linux-x64-VERSION.vsix), then
+# test/e2e/bundled.test.ts: that .vsix alone, without dapprof.path, runs the dapprof inside it.
 #
-#   DAPPROF_BIN=build/default/src/dapprof vscode-client/scripts/e2e.sh
+#   DAPPROF_BIN=build/default/src/dapprof [DAPPROF_PLATFORM_VSIX=...vsix] vscode-client/scripts/e2e.sh
 #
 # Needs Debian's chromium, ripgrep (its rg stands in for the one code-server would download)
 # and python3-debugpy; when run as root the missing ones are installed. Screenshots go to
@@ -21,6 +23,10 @@ fail() { echo "error: $*" >&2; exit 1; }
 DAPPROF_BIN=$(realpath -e -- "$DAPPROF_BIN") || fail "DAPPROF_BIN: no such file"
 [[ -f "$DAPPROF_BIN" && -x "$DAPPROF_BIN" ]] || fail "$DAPPROF_BIN is not an executable file"
 export DAPPROF_BIN
+if [[ -n "${DAPPROF_PLATFORM_VSIX:-}" ]]; then
+  DAPPROF_PLATFORM_VSIX=$(realpath -e -- "$DAPPROF_PLATFORM_VSIX") || fail "DAPPROF_PLATFORM_VSIX: no such file"
+  export DAPPROF_PLATFORM_VSIX
+fi
 
 cd "$(dirname "$0")/.."
 client=$PWD
@@ -76,10 +82,11 @@ if [[ ! -f $e2e/node_modules/.package-lock.json || $e2e/package-lock.json -nt $e
 fi
 export CODE_SERVER_BIN=$e2e/node_modules/.bin/code-server
 
-log "bundle the test"
-bundle=$e2e/node_modules/.e2e/e2e.test.js
-node_modules/.bin/esbuild test/e2e/e2e.test.ts --bundle --platform=node --format=cjs --target=node20 \
-  --external:playwright-core --sourcemap=inline --log-level=warning --outfile="$bundle" || fail "bundling the test failed"
+log "bundle the tests"
+bundles=$e2e/node_modules/.e2e
+node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
+  --target=node20 --external:playwright-core --sourcemap=inline --log-level=warning --outdir="$bundles" \
+  || fail "bundling the tests failed"
 
 export E2E_CLIENT_ROOT=$client
 export E2E_RUN_DIR=$repo/build/e2e/run
@@ -87,22 +94,34 @@ export E2E_SCREENSHOTS=$repo/build/e2e-screenshots
 export DAPPROF_VSIX=$client/build/dapprof.vsix
 # If the test is killed before its own cleanup, end code-server's process group here. The test
 # writes the group's id once code-server runs, and removes it once the group has ended.
-rm -f "$E2E_RUN_DIR/code-server.pgid"
+rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
 cleanup() {
-  local f=$E2E_RUN_DIR/code-server.pgid
-  [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
+  local f
+  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
+    [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
+  done
   return 0
 }
 trap cleanup EXIT
 
 log "run"
-timeout --kill-after=10 300 node --test --test-reporter=spec "$bundle"
+timeout --kill-after=10 300 node --test --test-reporter=spec "$bundles/e2e.test.js"
 rc=$?
 cleanup
+if [[ -n "${DAPPROF_PLATFORM_VSIX:-}" ]]; then
+  log "run the platform .vsix alone"
+  timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/bundled.test.js"
+  brc=$?
+  cleanup
+fi
 log "done"
 echo "screenshots: $E2E_SCREENSHOTS/"
 if ((rc != 0)); then
   echo "e2e failed; code-server's log, settings and workspace are in $E2E_RUN_DIR/" >&2
   exit 1
 fi
-rm -rf "$E2E_RUN_DIR"
+if ((${brc:-0} != 0)); then
+  echo "e2e of the platform .vsix failed; its run directory is $E2E_RUN_DIR-bundled/" >&2
+  exit 1
+fi
+rm -rf "$E2E_RUN_DIR" "$E2E_RUN_DIR-bundled"

@@ -1,33 +1,11 @@
 // The `dapprof` debug type: runs `dapprof stdio` as the debug adapter, and fills in a launch
 // configuration when there is none. The configuration is debugpy's and is passed through.
+// Which dapprof runs, and the check that it does, are in executable.ts.
 
-import * as fs from 'fs';
-import * as os from 'os';
-import * as path from 'path';
 import * as vscode from 'vscode';
+import { checkDapprof, locateDapprof } from './executable';
 
-/** Finds an executable: a path (with ~ expanded), or a name searched on PATH. */
-export function findExecutable(setting: string, envPath = process.env.PATH ?? ''): string | undefined {
-  let p = setting.trim() || 'dapprof';
-  if (p.startsWith('~/')) p = path.join(os.homedir(), p.slice(2));
-  const isFile = (f: string) => {
-    try {
-      const st = fs.statSync(f);
-      if (!st.isFile()) return false;
-      fs.accessSync(f, fs.constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (p.includes('/') || p.includes('\\')) return isFile(p) ? path.resolve(p) : undefined;
-  for (const dir of envPath.split(path.delimiter)) {
-    if (!dir) continue;
-    const f = path.join(dir, p);
-    if (isFile(f)) return f;
-  }
-  return undefined;
-}
+export { bundledExecutable, findExecutable } from './executable';
 
 /** host:port of an attach configuration's `connect`, if it has a usable one. */
 function connectAddress(config: vscode.DebugConfiguration): { host: string; port: number } | undefined {
@@ -38,20 +16,18 @@ function connectAddress(config: vscode.DebugConfiguration): { host: string; port
 }
 
 export class DapprofAdapterFactory implements vscode.DebugAdapterDescriptorFactory {
-  createDebugAdapterDescriptor(session: vscode.DebugSession): vscode.ProviderResult<vscode.DebugAdapterDescriptor> {
+  /** `extensionPath`: the installed extension, whose bin/ holds the dapprof of a platform .vsix. */
+  constructor(private readonly extensionPath?: string) {}
+
+  async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
     const address = connectAddress(session.configuration);
     // A child process's session (debugpyAttach): `connect` is the port where the parent's dapprof
     // opens the child's session, a debug adapter already; VS Code talks to it directly.
     if (address && session.configuration.subProcessId !== undefined) return new vscode.DebugAdapterServer(address.port, address.host);
-    const setting = vscode.workspace.getConfiguration('dapprof', session.workspaceFolder).get<string>('path', 'dapprof');
-    const exe = findExecutable(setting);
-    if (!exe) {
-      throw new Error(
-        setting.includes('/') || setting.includes('\\')
-          ? `dapprof was not found at "${setting}" (setting dapprof.path). Build it, or correct the setting.`
-          : `"${setting}" was not found on PATH. Install dapprof, or set "dapprof.path" to the dapprof executable.`,
-      );
-    }
+    const setting = vscode.workspace.getConfiguration('dapprof', session.workspaceFolder).get<string>('path', '');
+    const located = locateDapprof(setting, this.extensionPath);
+    await checkDapprof(located);
+    const exe = located.exe;
     // Attaching to debugpy.listen(): what listens there is debugpy's adapter, which dapprof then
     // connects to instead of starting one of its own.
     if (address) return new vscode.DebugAdapterExecutable(exe, ['stdio', `--connect=${address.host}:${address.port}`]);

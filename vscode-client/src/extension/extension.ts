@@ -10,7 +10,7 @@ export function activate(context: vscode.ExtensionContext): ProfilingController 
   controller = new ProfilingController(context.extensionUri);
   context.subscriptions.push(
     controller,
-    vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory()),
+    vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory(context.extensionUri.fsPath)),
     vscode.debug.registerDebugConfigurationProvider('dapprof', new DapprofConfigurationProvider()),
   );
   return controller;

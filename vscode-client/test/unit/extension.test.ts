@@ -3,11 +3,12 @@
 // extension asks of VS Code; the debug adapter's answers are scripted per test.
 import { DebugAdapterServer, fake, makeSession, resetFake, settle, startSession, Uri, vscodeStub } from '../support/fake-vscode';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { beforeEach, test } from 'node:test';
-import { DapprofAdapterFactory, DapprofConfigurationProvider, findExecutable } from '../../src/extension/adapter';
+import { bundledExecutable, DapprofAdapterFactory, DapprofConfigurationProvider, findExecutable } from '../../src/extension/adapter';
+import { checkDapprof } from '../../src/extension/executable';
 import { CONTEXT_CAN_START, CONTEXT_CAN_STOP, CONTEXT_HAS_PROFILE, ProfilingController } from '../../src/extension/controller';
 import { activate } from '../../src/extension/extension';
 import { clientRoot, readStream } from '../support/reference';
@@ -255,12 +256,11 @@ test('stop failing with "not profiling" ends the run; another failure keeps it r
   assert.match(fake.errors.at(-1)!, /disk full/);
 });
 
-test('the adapter factory runs `dapprof stdio` from dapprof.path or PATH, with a clear error when missing', () => {
+test('the adapter factory runs `dapprof stdio` from dapprof.path or PATH, with a clear error when missing', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'dapprof-path-'));
+  const savedPath = process.env.PATH;
   try {
-    const exe = join(dir, 'dapprof');
-    writeFileSync(exe, '#!/bin/sh\n');
-    chmodSync(exe, 0o755);
+    const exe = fakeDapprof(dir, 'dapprof');
     assert.equal(findExecutable('dapprof', `/nonexistent:${dir}`), exe);
     assert.equal(findExecutable(exe, ''), exe);
     assert.equal(findExecutable('dapprof', '/nonexistent'), undefined);
@@ -270,24 +270,128 @@ test('the adapter factory runs `dapprof stdio` from dapprof.path or PATH, with a
     const factory = new DapprofAdapterFactory();
     const session = makeSession('h');
     fake.config = { 'dapprof.path': exe };
-    const d = factory.createDebugAdapterDescriptor(session as never) as unknown as { command: string; args: string[] };
+    const d = (await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string; args: string[] };
     assert.deepEqual([d.command, d.args], [exe, ['stdio']]);
     // Attaching to debugpy.listen(): dapprof connects to debugpy's adapter there.
     session.configuration = { type: 'dapprof', request: 'attach', connect: { host: 'localhost', port: 5678 } };
-    const a = factory.createDebugAdapterDescriptor(session as never) as unknown as { command: string; args: string[] };
+    const a = (await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string; args: string[] };
     assert.deepEqual([a.command, a.args], [exe, ['stdio', '--connect=localhost:5678']]);
     session.configuration = { type: 'dapprof', request: 'attach', connect: { port: 5678 } };
-    assert.deepEqual((factory.createDebugAdapterDescriptor(session as never) as unknown as { args: string[] }).args, ['stdio', '--connect=127.0.0.1:5678']);
+    assert.deepEqual(((await factory.createDebugAdapterDescriptor(session as never)) as unknown as { args: string[] }).args, ['stdio', '--connect=127.0.0.1:5678']);
     // A child process announced by debugpyAttach: its session is already served by dapprof at `connect`.
     session.configuration = { type: 'dapprof', request: 'attach', name: 'Subprocess 42', subProcessId: 42, connect: { host: '127.0.0.1', port: 40123 } };
-    const c = factory.createDebugAdapterDescriptor(session as never) as unknown as { port: number; host: string };
+    const c = (await factory.createDebugAdapterDescriptor(session as never)) as unknown as { port: number; host: string };
     assert.ok(c instanceof DebugAdapterServer);
     assert.deepEqual([c.port, c.host], [40123, '127.0.0.1']);
     session.configuration = { type: 'dapprof', request: 'launch', program: 'a.py' };
     fake.config = { 'dapprof.path': join(dir, 'missing') };
-    assert.throws(() => factory.createDebugAdapterDescriptor(session as never), /dapprof was not found at ".*missing" \(setting dapprof\.path\)/);
+    await assert.rejects(factory.createDebugAdapterDescriptor(session as never), /dapprof was not found at ".*missing" \(setting dapprof\.path\)/);
+    fake.config = { 'dapprof.path': join(dir, 'noexec') };
+    await assert.rejects(factory.createDebugAdapterDescriptor(session as never), /dapprof is not executable \(chmod \+x it\) at ".*noexec" \(setting dapprof\.path\)/);
     fake.config = { 'dapprof.path': 'no-such-dapprof-here' };
-    assert.throws(() => factory.createDebugAdapterDescriptor(session as never), /"no-such-dapprof-here" was not found on PATH/);
+    await assert.rejects(factory.createDebugAdapterDescriptor(session as never), /"no-such-dapprof-here" \(setting dapprof\.path\) was not found on PATH/);
+    // Unset, in an extension without a dapprof of its own: the one on PATH.
+    fake.config = {};
+    process.env.PATH = `/nonexistent:${dir}`;
+    const p = (await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string };
+    assert.equal(p.command, exe);
+    process.env.PATH = '/nonexistent';
+    await assert.rejects(factory.createDebugAdapterDescriptor(session as never), /dapprof was not found: this installation of the extension has no dapprof of its own for linux-x64 .*and there is none on PATH/);
+  } finally {
+    process.env.PATH = savedPath;
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+/** An executable that answers --version as dapprof does (and would serve `stdio` no better). */
+function fakeDapprof(dir: string, name: string, script = 'echo "dapprof 9.8.7 (commit 0123456789ab)"'): string {
+  const f = join(dir, name);
+  mkdirSync(dirname(f), { recursive: true });
+  writeFileSync(f, `#!/bin/sh\n${script}\n`);
+  chmodSync(f, 0o755);
+  return f;
+}
+
+test('with dapprof.path unset the extension runs its own dapprof (bin/linux-x64/dapprof), and the setting overrides it', async () => {
+  const ext = mkdtempSync(join(tmpdir(), 'dapprof-ext-'));
+  const savedPath = process.env.PATH;
+  try {
+    const bundled = fakeDapprof(ext, 'bin/linux-x64/dapprof');
+    assert.equal(bundledExecutable(ext), bundled);
+    assert.equal(bundledExecutable(ext, 'darwin', 'arm64'), join(ext, 'bin', 'darwin-arm64', 'dapprof'));
+    // Another dapprof on PATH does not win over the bundled one.
+    const onPath = fakeDapprof(join(ext, 'path'), 'dapprof');
+    process.env.PATH = dirname(onPath);
+    const factory = new DapprofAdapterFactory(ext);
+    const session = makeSession('b');
+    for (const unset of [{}, { 'dapprof.path': '' }, { 'dapprof.path': '  ' }]) {
+      fake.config = unset;
+      const d = (await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string; args: string[] };
+      assert.deepEqual([d.command, d.args], [bundled, ['stdio']], JSON.stringify(unset));
+    }
+    fake.config = { 'dapprof.path': 'dapprof' };
+    assert.equal(((await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string }).command, onPath);
+    const other = fakeDapprof(ext, 'elsewhere/dapprof');
+    fake.config = { 'dapprof.path': other };
+    assert.equal(((await factory.createDebugAdapterDescriptor(session as never)) as unknown as { command: string }).command, other);
+    // The bundled file lost its executable bit: said so, not "not found".
+    chmodSync(bundled, 0o644);
+    fake.config = {};
+    await assert.rejects(factory.createDebugAdapterDescriptor(session as never), /^Error: The dapprof bundled with the extension \(.*bin\/linux-x64\/dapprof\) is not executable\. Reinstall the extension/);
+  } finally {
+    process.env.PATH = savedPath;
+    rmSync(ext, { recursive: true, force: true });
+  }
+});
+
+test('a dapprof that does not run is refused before the session starts, with the reason', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dapprof-broken-'));
+  try {
+    const factory = new DapprofAdapterFactory();
+    const session = makeSession('x');
+    const refused = async (file: string, reason: RegExp) => {
+      fake.config = { 'dapprof.path': file };
+      await assert.rejects(factory.createDebugAdapterDescriptor(session as never), (e: Error) => {
+        assert.match(e.message, new RegExp(`^The dapprof named by the setting dapprof\\.path \\(${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\) does not run: `));
+        assert.match(e.message, reason);
+        assert.match(e.message, /Correct the setting dapprof\.path, or clear it to use the dapprof bundled with the extension\.$/);
+        return true;
+      });
+    };
+    // Text with the executable bit: not a program at all.
+    const text = join(dir, 'text');
+    writeFileSync(text, 'not a program\n');
+    chmodSync(text, 0o755);
+    await refused(text, /it is not a program \(neither an ELF executable nor a script\)/);
+    // An ELF executable for another machine (aarch64's header): not started at all.
+    const arm = join(dir, 'arm64-dapprof');
+    const header = Buffer.alloc(64);
+    header.writeUInt32BE(0x7f454c46, 0);
+    header[4] = 2; // 64-bit
+    header[5] = 1; // little-endian
+    header.writeUInt16LE(2, 16); // ET_EXEC
+    header.writeUInt16LE(183, 18); // EM_AARCH64
+    writeFileSync(arm, header);
+    chmodSync(arm, 0o755);
+    await refused(arm, /it is a program for arm64 \(ELF machine 183\), not for this machine \(x64\)/);
+    // It runs but fails, as a binary missing a library does: the loader's words are in the message.
+    const missingLib = fakeDapprof(dir, 'nolib', "echo 'dapprof: error while loading shared libraries: libspdlog.so.1.10: cannot open shared object file: No such file or directory' >&2; exit 127");
+    await refused(missingLib, /a library it needs is missing: .*libspdlog\.so\.1\.10: cannot open shared object file/);
+    const oldGlibc = fakeDapprof(dir, 'oldglibc', "echo \"dapprof: /lib/x86_64-linux-gnu/libc.so.6: version \\`GLIBC_2.38' not found (required by dapprof)\" >&2; exit 1");
+    await refused(oldGlibc, /it needs a newer glibc than this system's: .*GLIBC_2\.38' not found/);
+    const failing = fakeDapprof(dir, 'failing', 'echo boom >&2; exit 3');
+    await refused(failing, /"--version" failed \(exit code 3\): boom/);
+    // It runs, but is something else.
+    const other = fakeDapprof(dir, 'other', 'echo "Python 3.11.2"');
+    await refused(other, /it is not dapprof: "--version" printed "Python 3\.11\.2"/);
+    // A script whose interpreter is missing: execve's ENOENT for a file that is there.
+    const noInterp = join(dir, 'nointerp');
+    writeFileSync(noInterp, '#!/nonexistent/interpreter\n');
+    chmodSync(noInterp, 0o755);
+    await refused(noInterp, /its program interpreter is missing/);
+    // A good one: the line --version printed.
+    const good = fakeDapprof(dir, 'good');
+    assert.equal(await checkDapprof({ exe: good, origin: 'setting' }), 'dapprof 9.8.7 (commit 0123456789ab)');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -335,7 +439,7 @@ test('package.json contributes the debug type, toolbar buttons bound to the cont
   activate(ctx as never);
   assert.deepEqual(new Set(fake.commands.keys()), declared, 'every declared command is registered, and only those');
   for (const k of ['rate', 'native', 'idle', 'gil', 'batchIntervalMs']) assert.ok(c.configuration.properties[`dapprof.profiling.${k}`], k);
-  assert.equal(c.configuration.properties['dapprof.path'].default, 'dapprof');
+  assert.equal(c.configuration.properties['dapprof.path'].default, '', 'unset: the bundled dapprof, else PATH');
   assert.equal(pkg.engines.vscode, '^1.90.0');
   assert.ok(pkg.activationEvents.includes('onDebug'), 'active before any session starts, so the tracker sees initialize');
   for (const d of ctx.subscriptions) d.dispose();

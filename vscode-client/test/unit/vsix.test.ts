@@ -48,7 +48,7 @@ test('the .vsix holds the manifest, both bundles, the stylesheet and the README,
   // The extension bundle is self-contained: it requires only Node built-ins and 'vscode'.
   const ext = entries.get('extension/dist/extension.js')!.toString('utf8');
   const required = new Set([...ext.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]));
-  for (const r of required) assert.ok(r === 'vscode' || ['path', 'fs', 'os'].includes(r.replace(/^node:/, '')), `bundle requires ${r}`);
+  for (const r of required) assert.ok(r === 'vscode' || ['path', 'fs', 'os', 'child_process'].includes(r.replace(/^node:/, '')), `bundle requires ${r}`);
   assert.ok(required.has('vscode'));
   // The webview bundle defines the page and talks to the host through acquireVsCodeApi.
   const web = entries.get('extension/dist/webview.js')!.toString('utf8');

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Packages the extension as a .vsix, staged in a directory of its own so that the source tree is
+# not touched. With --binary, a platform .vsix (vsce --target linux-x64) with that dapprof inside
+# as bin/linux-x64/dapprof, which the extension runs unless dapprof.path names another, and the
+# notices of the code linked into it (--notices) as ThirdPartyNotices.txt. Without, the universal
+# .vsix, which runs the dapprof of dapprof.path or PATH. The release build runs this
+# (cmake/Packaging.cmake); `npm run package` makes the universal one in build/dapprof.vsix.
+#
+#   vscode-client/scripts/package.sh [--binary DAPPROF --notices FILE] --output OUT.vsix
+#
+# Needs node 20 or newer; runs `npm ci` when node_modules is missing or older than the lock file.
+set -euo pipefail
+client=$(cd "$(dirname "$0")/.." && pwd)
+
+binary="" notices="" output=""
+while (($#)); do
+  case "$1" in
+    --binary) binary=$(realpath -e -- "$2"); shift 2 ;;
+    --notices) notices=$(realpath -e -- "$2"); shift 2 ;;
+    --output) output=$(realpath -m -- "$2"); shift 2 ;;
+    *) echo "usage: $0 [--binary DAPPROF --notices FILE] --output OUT.vsix" >&2; exit 2 ;;
+  esac
+done
+[[ -n "$output" ]] || { echo "$0: --output is required" >&2; exit 2; }
+[[ -z "$binary" || -n "$notices" ]] || { echo "$0: --binary needs --notices" >&2; exit 2; }
+
+cd "$client"
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+stage="$output.stage"
+rm -rf "$stage"
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"
+node scripts/build.mjs --production --dist "$stage/dist"
+cp package.json README.md .vscodeignore "$stage/"
+cp -r media "$stage/media"
+target=()
+if [[ -n "$binary" ]]; then
+  install -D -m 755 "$binary" "$stage/bin/linux-x64/dapprof"
+  install -m 644 "$notices" "$stage/ThirdPartyNotices.txt"
+  target=(--target linux-x64)
+fi
+rm -f "$output"
+# The stage has no node_modules: the extension has no runtime dependencies for vsce to list.
+(cd "$stage" && "$client/node_modules/.bin/vsce" package --no-dependencies --skip-license \
+  --allow-missing-repository "${target[@]}" --out "$output")
