@@ -14,6 +14,10 @@ packages=(
   clang libclang-rt-14-dev
   # The Debian unstable root with CPython 3.13-3.15 and debugpy 1.8 (scripts/debian-unstable-root.sh).
   debootstrap
+  # The release preset's packages (cmake/Packaging.cmake) and their tests (tests/package/):
+  # liblzma's static archive (libunwind's needs it), the man page from --help, the .deb's
+  # dependencies (dpkg-shlibdeps), lintian, and `file`.
+  liblzma-dev help2man dpkg-dev lintian file
 )
 missing=()
 for p in "${packages[@]}"; do

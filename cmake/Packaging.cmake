@@ -1,0 +1,98 @@
+# A release's packages, from the static binary (the release preset):
+#   - dapprof.1, the man page, made by help2man from the built binary's --help;
+#   - dapprof-linux-x64-VERSION.vsix, the VS Code extension with the stripped binary inside
+#     (vscode-client/scripts/package.sh; needs node and npm);
+#   - the .deb (`--target package`): /usr/bin/dapprof, the man page, the README and protocol
+#     reference, the .vsix in /usr/share/dapprof/, packaging/copyright and packaging/changelog.
+# docs/PACKAGING.md says how they are made and tested.
+if(NOT DAPPROF_STATIC)
+  message(WARNING "DAPPROF_PACKAGE without DAPPROF_STATIC: the packages need this machine's shared libraries")
+endif()
+find_package(Python3 REQUIRED COMPONENTS Interpreter)
+find_program(HELP2MAN help2man REQUIRED)
+find_program(GZIP gzip REQUIRED)
+# vscode-client/scripts/package.sh runs them.
+find_program(NODE node REQUIRED)
+find_program(NPM npm REQUIRED)
+set(DAPPROF_VSIX ${CMAKE_BINARY_DIR}/dapprof-linux-x64-${PROJECT_VERSION}.vsix)
+set(DAPPROF_SHIPPED ${CMAKE_BINARY_DIR}/shipped/dapprof)
+
+# help2man reads the top-level --help; packaging/man_include.py adds each subcommand's. gzip -n:
+# no name or time stamp in the header, so the same page gives the same bytes.
+add_custom_command(
+  OUTPUT dapprof.1.gz
+  COMMAND Python3::Interpreter ${PROJECT_SOURCE_DIR}/packaging/man_include.py
+          $<TARGET_FILE:dapprof> dapprof.h2m
+  COMMAND ${HELP2MAN} --no-info --section=1 --include=dapprof.h2m --output=dapprof.1
+          $<TARGET_FILE:dapprof>
+  COMMAND ${GZIP} -9nf dapprof.1
+  DEPENDS dapprof ${PROJECT_SOURCE_DIR}/packaging/man_include.py
+  COMMENT "Making the man page dapprof.1 from dapprof --help"
+  VERBATIM)
+
+# The dapprof both packages ship, stripped as Debian's dh_strip strips a program.
+add_custom_command(
+  OUTPUT ${DAPPROF_SHIPPED}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/shipped
+  COMMAND ${CMAKE_STRIP} --remove-section=.comment --remove-section=.note -o ${DAPPROF_SHIPPED}
+          $<TARGET_FILE:dapprof>
+  DEPENDS dapprof
+  VERBATIM)
+
+file(GLOB_RECURSE DAPPROF_EXTENSION_SOURCES CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/vscode-client/src/* ${PROJECT_SOURCE_DIR}/vscode-client/media/*)
+add_custom_command(
+  OUTPUT ${DAPPROF_VSIX}
+  COMMAND ${PROJECT_SOURCE_DIR}/vscode-client/scripts/package.sh --binary ${DAPPROF_SHIPPED}
+          --notices ${PROJECT_SOURCE_DIR}/packaging/copyright --output ${DAPPROF_VSIX}
+  DEPENDS ${DAPPROF_SHIPPED} ${DAPPROF_EXTENSION_SOURCES} ${PROJECT_SOURCE_DIR}/packaging/copyright
+          ${PROJECT_SOURCE_DIR}/vscode-client/package.json
+          ${PROJECT_SOURCE_DIR}/vscode-client/package-lock.json
+          ${PROJECT_SOURCE_DIR}/vscode-client/README.md
+          ${PROJECT_SOURCE_DIR}/vscode-client/.vscodeignore
+          ${PROJECT_SOURCE_DIR}/vscode-client/scripts/build.mjs
+          ${PROJECT_SOURCE_DIR}/vscode-client/scripts/package.sh
+  COMMENT "Packaging the VS Code extension for linux-x64 with dapprof inside"
+  VERBATIM)
+
+add_custom_command(
+  OUTPUT changelog.gz
+  COMMAND ${CMAKE_COMMAND} -E copy ${PROJECT_SOURCE_DIR}/packaging/changelog changelog
+  COMMAND ${GZIP} -9nf changelog
+  DEPENDS ${PROJECT_SOURCE_DIR}/packaging/changelog
+  VERBATIM)
+add_custom_target(dapprof_packages ALL DEPENDS dapprof.1.gz ${DAPPROF_VSIX} changelog.gz)
+
+install(PROGRAMS ${DAPPROF_SHIPPED} DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dapprof.1.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES ${DAPPROF_VSIX} DESTINATION ${CMAKE_INSTALL_DATADIR}/dapprof
+  RENAME dapprof-linux-x64.vsix)
+install(FILES packaging/copyright ${CMAKE_CURRENT_BINARY_DIR}/changelog.gz
+  DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES packaging/lintian-overrides DESTINATION ${CMAKE_INSTALL_DATADIR}/lintian/overrides
+  RENAME dapprof)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME dapprof)
+set(CPACK_PACKAGE_VENDOR "the dapprof authors")
+set(CPACK_PACKAGE_CONTACT "dapprof maintainers <maintainers@users.noreply.a-seed-b7f5f76d.example>"
+  CACHE STRING "The .deb's Maintainer")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "live profiler for Python programs debugged in VS Code")
+set(CPACK_PACKAGE_DESCRIPTION [[dapprof sits between VS Code and debugpy as a Debug Adapter Protocol proxy:
+debugging works as before, and a profiling extension of the protocol streams
+samples of the running program, read from outside the process as py-spy
+does. `dapprof record` and `dapprof dump` sample any CPython 3.7 to 3.15
+process from the command line.
+
+The VS Code extension, with this dapprof inside, is in /usr/share/dapprof/.]])
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION devel)
+set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
+# Depends: from dpkg-shlibdeps, which finds glibc only.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+# `dapprof stdio` and `serve` run `python3 -m debugpy.adapter`; record and dump need neither.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-debugpy")
+# Debian 12's dpkg reads xz; zstd only from Debian 13 on.
+set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
+set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)
+include(CPack)
