@@ -45,7 +45,7 @@ class LoopSampler final : public Sampler {
   void stop() override {
     {
       std::lock_guard lock(mutex_);
-      stop_requested_ = true;
+      // Set under the mutex, so that a wait that checked it cannot miss the notification.
       stopping_.store(true, std::memory_order_release);
     }
     wake_.notify_all();
@@ -124,7 +124,8 @@ class LoopSampler final : public Sampler {
     if (stopping_.load(std::memory_order_acquire)) return true;
     if (Clock::now() >= when) return false;
     std::unique_lock lock(mutex_);
-    return wake_.wait_until(lock, when, [this] { return stop_requested_; });
+    return wake_.wait_until(lock, when,
+                            [this] { return stopping_.load(std::memory_order_acquire); });
   }
 
   Outcome sample(PythonProcess& proc) {
@@ -179,10 +180,9 @@ class LoopSampler final : public Sampler {
   std::thread thread_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool stop_requested_ = false;
-  std::atomic<bool> stopping_{false};
+  std::atomic<bool> stopping_{false};  // stop() was called; read without the mutex per tick
   mutable std::mutex counts_mutex_;
-  ReadCounts counts_;  // stop_requested_, readable without the mutex
+  ReadCounts counts_;  // the main process's, as of the last sample
   std::thread::id loop_id_;
   std::mutex join_mutex_;
   std::atomic<std::uint64_t> samples_{0}, errors_{0}, late_{0};

@@ -10,8 +10,6 @@
 
 #include "common/result.hpp"
 
-struct iovec;
-
 namespace dapprof::sampler::process {
 
 using Address = std::uint64_t;

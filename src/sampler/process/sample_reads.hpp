@@ -20,7 +20,6 @@ class SampleReads {
   void begin(const ProcessMemory& memory);
   // What this sample used becomes the next plan.
   void end();
-  bool active() const { return active_; }
 
   // The fetched bytes of [addr, addr + size), or nullptr if no region holds all of them.
   const std::byte* find(Address addr, std::size_t size) const;

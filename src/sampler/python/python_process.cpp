@@ -166,27 +166,24 @@ class PythonProcessImpl final : public PythonProcess {
     if (!threads) return threads.error();
     if (auto s = find_tids(*threads); !s) return s.error();
     if (mode != Read::Paused) running = kernel_states(*threads);
+    // Where each walked thread's top frame pointer was read, and what it was.
     std::vector<Chunk> tops;
-    std::vector<Address> now;
+    std::vector<Address> expected;
     for (const auto& t : *threads) {
       if (auto s = read_thread(t, running, snap); !s) return s.error();
       if (!snap.threads.back().frames.empty() && t.raw.top_word) {
         tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
+        expected.push_back(t.raw.top_frame);
       }
     }
     if (mode == Read::Validated && !tops.empty()) {
       // Each stack was read from bytes fetched together; a thread whose top frame is still the
       // one it was had its stack unchanged beneath that frame meanwhile (a callee pushed and
       // popped above it leaves it intact), so the stack read is one that existed.
-      now.resize(tops.size());
+      std::vector<Address> now(tops.size());
       for (std::size_t i = 0; i < tops.size(); ++i) tops[i].out = &now[i];
       if (auto s = memory_.read_now(tops); !s) return python::as_torn(s.error());
-      std::size_t i = 0;
-      for (const auto& t : *threads) {
-        if (!t.raw.top_word || i >= tops.size() || tops[i].addr != t.raw.top_word) continue;
-        if (now[i++] != t.raw.top_frame)
-          return Error{"a stack moved while it was read", ErrorCode::TornRead};
-      }
+      if (now != expected) return Error{"a stack moved while it was read", ErrorCode::TornRead};
     }
     if (native_ && pause) add_native_frames(pause, snap);
     return snap;
