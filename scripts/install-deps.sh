@@ -18,6 +18,12 @@ packages=(
   # liblzma's static archive (libunwind's needs it), the man page from --help, the .deb's
   # dependencies (dpkg-shlibdeps), lintian, and `file`.
   liblzma-dev help2man dpkg-dev lintian file
+  # The pprof writer (src/formats/pprof.cpp): protobuf's library and protoc, which generate its
+  # classes from pprof's own profile.proto, installed by golang-github-google-pprof-dev with
+  # pprof's source; zlib for the gzip. The tests decode with protoc and build Go's pprof from that
+  # source (golang-go and the packages pprof imports: readline, demangle).
+  libprotobuf-dev protobuf-compiler zlib1g-dev golang-github-google-pprof-dev
+  golang-go golang-github-chzyer-readline-dev golang-github-ianlancetaylor-demangle-dev
 )
 missing=()
 for p in "${packages[@]}"; do

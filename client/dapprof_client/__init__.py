@@ -28,13 +28,13 @@ from .dap import Connection
 from .decode import Frame, Profile, Sample, StreamDecoder, Thread
 from .errors import ClientError, ConnectionClosed, ProtocolError, RequestFailed
 from .protocol import DEFAULT_FORMAT, FORMATS, ErrorId
-from .session import Session
+from .session import Session, document_bytes
 from .summary import FunctionStats, format_summary, summary_dict
 
 __all__ = ["ClientError", "Connection", "ConnectionClosed", "DEFAULT_FORMAT", "ErrorId",
            "FORMATS", "Frame", "FunctionStats", "Profile", "ProtocolError", "RequestFailed",
-           "Sample", "Session", "StreamDecoder", "Thread", "format_summary", "main",
-           "summary_dict"]
+           "Sample", "Session", "StreamDecoder", "Thread", "document_bytes", "format_summary",
+           "main", "summary_dict"]
 
 
 def main(argv=None) -> int:

@@ -11,7 +11,7 @@ from typing import List, Optional, TextIO, Tuple
 
 from .errors import ClientError, ConnectionClosed, RequestFailed
 from .protocol import DEFAULT_FORMAT, FORMATS, START_DEFAULTS, START_RANGES, SUPPORTS_PROFILING
-from .session import Session
+from .session import Session, document_bytes
 
 EXIT_OK, EXIT_ERROR, EXIT_PROGRAM_FAILED = 0, 1, 3  # argparse exits 2 on a bad command line
 
@@ -97,6 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--subprocesses", action="store_true", help="also sample child processes")
     g.add_argument("--batch-interval", type=int, metavar="MS", help="milliseconds between "
                    f"profilingData events ({_range('batchIntervalMs')})")
+    g.add_argument("--stacks", action="store_true", default=None,
+                   help="samples as stack IDs with counts, each stack sent once (the default "
+                   "when the adapter supports it)")
+    g.add_argument("--no-stacks", action="store_false", dest="stacks",
+                   help="every sample's frame IDs, as clients written for debugpy's format read")
     g.add_argument("--duration", type=float, metavar="SECONDS",
                    help="profile this long (default: until the program exits or Ctrl-C)")
     g = p.add_argument_group("output (every file and table is made by dapprof)")
@@ -145,11 +150,11 @@ def parse_args(argv: Optional[List[str]] = None) -> argparse.Namespace:
     return opts
 
 
-def _write(path: str, text: str) -> str:
+def _write(path: str, data: bytes) -> str:
     path = os.path.abspath(path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
+    with open(path, "wb") as f:
+        f.write(data)
     return path
 
 
@@ -210,7 +215,7 @@ def _export_files(session: Session, opts, problems: List[str]) -> List[dict]:
     for fmt, path in opts.export:
         try:
             body = session.export_profile(fmt, hide_debugger=not opts.debugger_frames)
-            path = _write(path, body["content"])
+            path = _write(path, document_bytes(body))
         except ClientError as e:
             problems.append(str(e))
             continue
@@ -251,7 +256,7 @@ def _run(opts, record: Optional[TextIO]) -> int:
             info = session.start_profiling(
                 rate=opts.rate, native=opts.native, nonblocking=opts.nonblocking, idle=opts.idle,
                 gil=opts.gil, subprocesses=opts.subprocesses,
-                batch_interval_ms=opts.batch_interval, name=name)
+                batch_interval_ms=opts.batch_interval, name=name, stacks=opts.stacks)
         except ClientError:
             session.disconnect(terminate=True)
             raise
@@ -278,7 +283,8 @@ def _run(opts, record: Optional[TextIO]) -> int:
         if opts.json_summary:
             summary = dict(profile.summary_dict(), outputPath=written, exports=exports,
                            exitCode=code)
-            _say(f"wrote {_write(opts.json_summary, json.dumps(summary, indent=2))}")
+            text = json.dumps(summary, indent=2)
+            _say(f"wrote {_write(opts.json_summary, text.encode('utf-8'))}")
         session.disconnect(terminate=not program_ended)
     for problem in problems:
         _say(f"error: {problem}")

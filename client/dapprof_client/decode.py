@@ -56,10 +56,12 @@ class Sample:
     frame_ids: Tuple[int, ...]  # root first
     stack: Tuple[Frame, ...]  # root first
     thread: Optional[Thread]  # None when the event has no threadIds
+    count: int = 1  # consecutive samples it stands for: a run of stackIds stays one Sample
 
 
 def _decimal_id(key, what: str, where: str) -> int:
-    """A frame or thread ID: a key of newFrames/threads (decimal string) or an array item."""
+    """A frame, stack or thread ID: a key of newFrames/newStacks/threads (decimal string) or an
+    array item."""
     if isinstance(key, str):
         if not re.fullmatch(r"0|[1-9][0-9]*", key):
             raise ProtocolError(f"{where}: {what} {key!r} is not a decimal integer")
@@ -95,12 +97,14 @@ class StreamDecoder:
     """Turns profilingData bodies, in arrival order, into stacks of Frames (root first).
 
     Checks the protocol's promises: every frame ID in a sample was announced in `newFrames` of
-    this or an earlier event, no ID is announced twice in a run, every thread in `threadIds` was
-    announced in `threads`. A violation raises ProtocolError and nothing of that body is kept.
-    One decoder per profiling run."""
+    this or an earlier event, every stack ID in `stackIds` (a run started with `stacks`) in
+    `newStacks`, no ID is announced twice in a run, every thread in `threadIds` was announced in
+    `threads`. A violation raises ProtocolError and nothing of that body is kept. One decoder per
+    profiling run."""
 
     def __init__(self):
         self.frames: Dict[int, Frame] = {}
+        self.stacks: Dict[int, Tuple[int, ...]] = {}  # stack ID -> frame IDs, root first
         self.threads: Dict[int, Thread] = {}
         self.events = 0
 
@@ -123,21 +127,35 @@ class StreamDecoder:
         for key, raw in (body.get("threads") or {}).items():
             tid = _decimal_id(key, "thread ID", where)
             new_threads[tid] = _thread(tid, raw, f"{where}, thread {tid}")
+        stack_ids, counts = body.get("stackIds"), body.get("stackCounts")
+        runs = stack_ids is not None
+        if runs:
+            if (not isinstance(stack_ids, list) or not isinstance(counts, list)
+                    or len(counts) != len(stack_ids)):
+                raise ProtocolError(f"{where}: stackIds and stackCounts must be parallel arrays")
+            if samples:
+                raise ProtocolError(f"{where}: samples must be empty when stackIds carries them")
+            if any(type(c) is not int or c < 1 for c in counts):
+                raise ProtocolError(f"{where}: every stackCounts item must be a positive integer")
+        total = sum(counts) if runs else len(samples)
         count = body.get("sampleCount")
-        if count != len(samples):
+        if count != total:
             raise ProtocolError(f"{where}: sampleCount is {count!r} but there are "
-                                f"{len(samples)} samples")
+                                f"{total} samples")
         thread_ids = body.get("threadIds")
+        entries = stack_ids if runs else samples
         if thread_ids is not None and (not isinstance(thread_ids, list) or
-                                       len(thread_ids) != len(samples)):
-            raise ProtocolError(f"{where}: threadIds must be parallel to samples")
+                                       len(thread_ids) != len(entries)):
+            raise ProtocolError(f"{where}: threadIds must be parallel to "
+                                f"{'stackIds' if runs else 'samples'}")
 
         def frame(frame_id, i):
             found = None
             if type(frame_id) is int:  # not bool, not a string
                 found = announced.get(frame_id) or self.frames.get(frame_id)
             if found is None:
-                raise ProtocolError(f"{where}: sample {i} references frame ID {frame_id!r}, "
+                what = f"sample {i}" if isinstance(i, int) else i
+                raise ProtocolError(f"{where}: {what} references frame ID {frame_id!r}, "
                                     "which was never announced in newFrames")
             return found
 
@@ -151,13 +169,39 @@ class StreamDecoder:
                                     "never announced in threads")
             return found
 
+        new_stacks: Dict[int, Tuple[int, ...]] = {}
+        raw_stacks = body.get("newStacks") or {}
+        if not isinstance(raw_stacks, dict):
+            raise ProtocolError(f"{where}: newStacks must be an object")
+        for key, ids in raw_stacks.items():
+            stack_id = _decimal_id(key, "stack ID", where)
+            if stack_id in self.stacks or stack_id in new_stacks:
+                raise ProtocolError(f"{where}: stack ID {stack_id} is announced again; an ID "
+                                    "must appear in newStacks only once per profiling run")
+            if not isinstance(ids, list):
+                raise ProtocolError(f"{where}: stack {stack_id} is not an array of frame IDs")
+            for frame_id in ids:
+                frame(frame_id, f"stack {stack_id}")
+            new_stacks[stack_id] = tuple(ids)
+
         decoded = []
+        for i, stack_id in enumerate(stack_ids if runs else ()):
+            ids = new_stacks.get(stack_id) if type(stack_id) is int else None
+            if ids is None and type(stack_id) is int:
+                ids = self.stacks.get(stack_id)
+            if ids is None:
+                raise ProtocolError(f"{where}: stackIds[{i}] is {stack_id!r}, which was never "
+                                    "announced in newStacks")
+            stack = tuple(frame(frame_id, i) for frame_id in ids)
+            decoded.append(Sample(ids, stack, thread(i) if thread_ids is not None else None,
+                                  counts[i]))
         for i, ids in enumerate(samples):
             if not isinstance(ids, list):
                 raise ProtocolError(f"{where}: sample {i} is not an array of frame IDs")
             stack = tuple(frame(frame_id, i) for frame_id in ids)
             decoded.append(Sample(tuple(ids), stack, thread(i) if thread_ids is not None else None))
         self.frames.update(announced)
+        self.stacks.update(new_stacks)
         self.threads.update(new_threads)
         self.events += 1
         return decoded
@@ -193,8 +237,8 @@ class Profile:
             if index == len(self._stacks):
                 self._stacks.append(sample.frame_ids)
             tid = sample.thread.os_thread_id if sample.thread else None
-            self.thread_samples.setdefault(tid, []).append(index)
-        self.sample_count += len(samples)
+            self.thread_samples.setdefault(tid, []).extend([index] * sample.count)
+            self.sample_count += sample.count
         self.dropped += int(body.get("droppedSampleCount") or 0)
         self.errors += int(body.get("errorCount") or 0)
         self.stream_duration_ms += float(body.get("duration") or 0)

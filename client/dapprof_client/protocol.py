@@ -18,6 +18,8 @@ PROFILING_DATA = "profilingData"
 PROFILING_STOPPED = "profilingStopped"
 # The capability in the initialize response that says the adapter has them.
 SUPPORTS_PROFILING = "supportsProfiling"
+# The capability that says startProfiling accepts `stacks`.
+SUPPORTS_PROFILING_STACKS = "supportsProfilingStacks"
 
 
 class ErrorId(enum.IntEnum):
@@ -51,7 +53,7 @@ class ErrorId(enum.IntEnum):
 
 # The file formats of the "format" fields (stopProfiling, exportProfile), in the
 # schemas' order.
-FORMATS: tuple[str, ...] = ("speedscope", "cpuprofile", "collapsed", "flamegraph", "chrometrace")
+FORMATS: tuple[str, ...] = ("speedscope", "cpuprofile", "collapsed", "flamegraph", "chrometrace", "pprof", "gecko")
 DEFAULT_FORMAT = "speedscope"
 # The values of profilingStopped.reason.
 STOP_REASONS: tuple[str, ...] = ("requested", "exited", "error", "disconnected")
@@ -59,6 +61,9 @@ STOP_REASONS: tuple[str, ...] = ("requested", "exited", "error", "disconnected")
 # own frames (Python, or their compiled modules), which a view of the program may hide. Absent means
 # "program". Independent of native: a compiled pydevd frame is both.
 ORIGINS: tuple[str, ...] = ("program", "debugger")
+# How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
+# writes the decoded bytes to the file.
+CONTENT_ENCODINGS: tuple[str, ...] = ("text", "base64")
 
 # What the daemon takes for each startProfiling argument that is absent.
 START_DEFAULTS: dict[str, object] = {
@@ -69,6 +74,7 @@ START_DEFAULTS: dict[str, object] = {
     "gil": False,
     "subprocesses": False,
     "batchIntervalMs": 100,
+    "stacks": False,
 }
 # The inclusive (minimum, maximum) of the startProfiling arguments that have a range.
 START_RANGES: dict[str, tuple[int, int]] = {

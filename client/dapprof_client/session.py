@@ -3,6 +3,8 @@ processes), and the profiling requests (startProfiling, stopProfiling, exportPro
 profilingData stream decoded into a Profile as it arrives."""
 from __future__ import annotations
 
+import base64
+import binascii
 import collections
 import json
 import os
@@ -14,9 +16,21 @@ from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 from .dap import Connection
 from .decode import Profile
 from .errors import ClientError, ConnectionClosed, ProtocolError, RequestFailed
-from .protocol import (DEFAULT_FORMAT, EXPORT_PROFILE, FORMATS, PROFILING_DATA,
+from .protocol import (CONTENT_ENCODINGS, DEFAULT_FORMAT, EXPORT_PROFILE, FORMATS, PROFILING_DATA,
                        PROFILING_STOPPED, START_PROFILING, STOP_PROFILING, SUPPORTS_PROFILING,
-                       ErrorId)
+                       SUPPORTS_PROFILING_STACKS, ErrorId)
+
+
+def document_bytes(body: dict) -> bytes:
+    """The file an exportProfile response body holds: its text as UTF-8, or the bytes of a binary
+    format (pprof), which travel base64-encoded as a JSON string holds text only."""
+    if body.get("contentEncoding", "text") == "base64":
+        try:
+            return base64.b64decode(body["content"], validate=True)
+        except (binascii.Error, ValueError) as e:
+            raise ProtocolError(f"the {EXPORT_PROFILE} response's base64 content is invalid: "
+                                f"{e}") from None
+    return body["content"].encode("utf-8")
 
 
 def _echo_output(label: str) -> Callable[[dict], None]:
@@ -256,14 +270,21 @@ class Session:
     def start_profiling(self, rate: Optional[int] = None, native: bool = False,
                         nonblocking: bool = False, idle: bool = False, gil: bool = False,
                         subprocesses: bool = False, batch_interval_ms: Optional[int] = None,
-                        pid: Optional[int] = None, name: str = "python") -> dict:
+                        pid: Optional[int] = None, name: str = "python",
+                        stacks: Optional[bool] = None) -> dict:
         """startProfiling; returns the response body (pid, pythonVersion, settings in effect).
-        Samples then accumulate in self.profile, a new Profile per run."""
+        Samples then accumulate in self.profile, a new Profile per run. `stacks` asks for samples
+        as stack IDs with counts (the same samples, fewer bytes); None asks for them when the
+        adapter says it supports them."""
         if not self.capabilities.get(SUPPORTS_PROFILING):
             raise ClientError(f"{self.connection.description} does not support profiling "
                               f"(no {SUPPORTS_PROFILING} in its capabilities): is it dapprof?")
         arguments = {"native": native, "nonblocking": nonblocking, "idle": idle, "gil": gil,
                      "subprocesses": subprocesses}
+        if stacks is None:
+            stacks = bool(self.capabilities.get(SUPPORTS_PROFILING_STACKS))
+        if stacks:
+            arguments["stacks"] = True
         for key, value in (("rate", rate), ("batchIntervalMs", batch_interval_ms), ("pid", pid)):
             if value is not None:
                 arguments[key] = value
@@ -328,7 +349,9 @@ class Session:
     def export_profile(self, format: str = DEFAULT_FORMAT, hide_debugger: bool = True) -> dict:
         """exportProfile: the current run (while sampling: everything so far) or the last one
         that ended, as a document in `format`, made by dapprof. Returns the response body:
-        format, fileExtension, content (the document) and sampleCount. A refusal (no run to
+        format, fileExtension, content (the document: text, or base64 of a binary one, as
+        contentEncoding says; document_bytes() gives the file's bytes either way) and
+        sampleCount. A refusal (no run to
         export, or a dapprof that predates the request) is a ClientError with dapprof's
         message."""
         if format not in FORMATS:
@@ -345,6 +368,9 @@ class Session:
                               f"{e.adapter_message}{hint}") from None
         if not isinstance(body.get("content"), str):
             raise ProtocolError(f"the {EXPORT_PROFILE} response has no 'content' string")
+        if body.get("contentEncoding", "text") not in CONTENT_ENCODINGS:
+            raise ProtocolError(f"the {EXPORT_PROFILE} response has an unknown contentEncoding "
+                                f"{body.get('contentEncoding')!r}")
         return body
 
     # -- ending ----------------------------------------------------------------------------

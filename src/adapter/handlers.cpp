@@ -66,7 +66,8 @@ Disposition initialize_response(Session&, Json& response) {
     response["body"] = Json::object();
     it = response.find("body");
   }
-  (*it)["supportsProfiling"] = true;
+  (*it)[std::string(protocol::kSupportsProfiling)] = true;
+  (*it)[std::string(protocol::kSupportsProfilingStacks)] = true;
   return Disposition::Forward;
 }
 

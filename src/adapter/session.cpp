@@ -96,6 +96,9 @@ void Session::wire_flow_control() {
     auto s = weak.lock();
     if (!s) return;
     if (s->upstream_open_) s->upstream_.channel->resume_reading();
+    // Paused for its own backlog of our answers (above); if it was paused for the adapter's
+    // backlog instead, the next message it forwards pauses it again.
+    if (s->client_open_) s->client_->resume_reading();
     s->profiling_->client_drained();
   });
   upstream_.channel->on_drained([weak] {
@@ -131,7 +134,12 @@ void Session::on_client_message(Json&& message) {
     }
     if (type == "request") {
       if (Handler h = find_client_request_handler(string_field(message, "command"))) {
-        if (h(*this, message) == Disposition::Consume) return;
+        if (h(*this, message) == Disposition::Consume) {
+          // Answered here: a client that sends faster than it reads our answers is read no
+          // further until it has taken them (the client's drain resumes it).
+          if (client_->queued_bytes() > kHighWaterBytes) client_->pause_reading();
+          return;
+        }
       }
     } else if (type == "response") {
       // The client answers a reverse request under the seq we gave it; debugpy expects its own.

@@ -25,6 +25,7 @@ class Profile {
   std::string name = "dapprof";      // title of the profile (program or pid)
   std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
   std::int64_t duration_us = 0;      // length of the recording, if known
+  std::int64_t start_unix_ns = 0;    // wall-clock time the recording started, 0 if unknown
 
   std::uint32_t add_frame(const model::Frame& frame);
   std::uint32_t add_stack(std::span<const model::Frame> innermost_first);

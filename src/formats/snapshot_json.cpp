@@ -8,12 +8,19 @@ nlohmann::ordered_json snapshot_to_json(const model::Snapshot& snapshot,
   Json threads = Json::array();
   for (const auto& t : snapshot.threads) {
     Json frames = Json::array();
+    std::size_t python_frames = 0;  // t.locals has an entry per Python frame
     for (const auto& f : t.frames) {
       Json frame = {{"function", f.function}, {"file", f.file}, {"line", f.line}};
       if (f.native()) {
         frame["native"] = true;
         frame["module"] = f.module;
+      } else if (python_frames < t.locals.size()) {
+        Json locals = Json::array();
+        for (const auto& v : t.locals[python_frames])
+          locals.push_back({{"name", v.name}, {"value", v.value}, {"argument", v.argument}});
+        frame["locals"] = std::move(locals);
       }
+      if (!f.native()) ++python_frames;
       frames.push_back(std::move(frame));
     }
     threads.push_back({{"thread_id", t.info.thread_id},

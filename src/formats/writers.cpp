@@ -25,6 +25,10 @@ void write(model::ProfileFormat format, const Profile& profile, std::ostream& ou
       return write_chrometrace(profile, out, options);
     case ProfileFormat::Cpuprofile:
       return write_cpuprofile(profile, out, options);
+    case ProfileFormat::Pprof:
+      return write_pprof(profile, out, options);
+    case ProfileFormat::Gecko:
+      return write_gecko(profile, out, options);
   }
 }
 

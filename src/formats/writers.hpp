@@ -18,6 +18,11 @@ void write_collapsed(const Profile& profile, std::ostream& out, const WriteOptio
 void write_chrometrace(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 // V8's .cpuprofile, which VS Code and Chrome DevTools open.
 void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+// pprof's profile.proto, gzipped: `go tool pprof`, pprof and Grafana Pyroscope read it. Binary; a
+// failure to compress sets the stream's badbit.
+void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
+// The Gecko profile JSON that the Firefox Profiler (profiler.firefox.com) opens.
+void write_gecko(const Profile& profile, std::ostream& out, const WriteOptions& options = {});
 
 // The entry point: applies options.hide_debugger, then the format's writer.
 void write(model::ProfileFormat format, const Profile& profile, std::ostream& out,

@@ -20,6 +20,11 @@ struct Frame {
   FrameKind kind = FrameKind::Python;
   std::string module;  // shared object, for native frames
   FrameOrigin origin = FrameOrigin::Program;
+  // Where the function starts (co_firstlineno), 0 when unknown: pprof's start_line, and the line
+  // the Firefox Profiler keys a function by. Not part of a frame's identity (StackTable), as it
+  // follows from the code object like the function and file. Last, so that brace-initialised
+  // frames keep their meaning.
+  int first_line = 0;
 
   bool native() const { return kind == FrameKind::Native; }
   bool debugger() const { return origin == FrameOrigin::Debugger; }

@@ -14,8 +14,14 @@ std::string_view file_extension(ProfileFormat format) {
       return "json";
     case ProfileFormat::Cpuprofile:
       return "cpuprofile";
+    case ProfileFormat::Pprof:
+      return "pb.gz";  // what `go tool pprof` itself names its files
+    case ProfileFormat::Gecko:
+      return "json";  // what the Firefox Profiler's own uploads and samply's files are
   }
   return "out";
 }
+
+bool is_binary(ProfileFormat format) { return format == ProfileFormat::Pprof; }
 
 }  // namespace dapprof::model

@@ -12,13 +12,18 @@ enum class ProfileFormat {
   Collapsed,    // "root;...;leaf count" lines (py-spy's "raw")
   ChromeTrace,  // Chrome trace events
   Cpuprofile,   // V8's .cpuprofile
+  Pprof,        // pprof's profile.proto, gzipped (binary)
+  Gecko,        // the Firefox Profiler's Gecko profile JSON
 };
 
-inline constexpr std::array kProfileFormats = {ProfileFormat::Speedscope, ProfileFormat::Flamegraph,
-                                               ProfileFormat::Collapsed, ProfileFormat::ChromeTrace,
-                                               ProfileFormat::Cpuprofile};
+inline constexpr std::array kProfileFormats = {
+    ProfileFormat::Speedscope,  ProfileFormat::Flamegraph, ProfileFormat::Collapsed,
+    ProfileFormat::ChromeTrace, ProfileFormat::Cpuprofile, ProfileFormat::Pprof,
+    ProfileFormat::Gecko};
 
-// Without the dot: "json", "svg", "txt", "json", "cpuprofile".
+// Without the leading dot: "json", "svg", "txt", "json", "cpuprofile", "pb.gz", "json".
 std::string_view file_extension(ProfileFormat format);
+// Whether the document is text (UTF-8) or bytes; only pprof's is binary.
+bool is_binary(ProfileFormat format);
 
 }  // namespace dapprof::model

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/frame.hpp"
+#include "model/local_variable.hpp"
 #include "model/thread_info.hpp"
 
 namespace dapprof::model {
@@ -16,6 +17,9 @@ struct ThreadStack {
   bool owns_gil = false;
   bool active = false;        // running, not waiting in a syscall or on a lock
   std::vector<Frame> frames;  // innermost first
+  // Only when asked for (sampler::AttachOptions::locals): the local variables of each Python
+  // frame of `frames`, in their order (native frames have none and no entry).
+  std::vector<std::vector<LocalVariable>> locals;
 
   std::string_view status() const { return !active ? "idle" : owns_gil ? "active+gil" : "active"; }
 };

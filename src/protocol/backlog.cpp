@@ -9,8 +9,8 @@ void Backlog::push(ProfilingBatch batch) {
     pending_ = std::move(batch);
     return;
   }
-  if (pending_->samples.size() + batch.samples.size() > max_samples_) {
-    dropped_total_ += pending_->samples.size();
+  if (pending_->sample_count() + batch.sample_count() > max_samples_) {
+    dropped_total_ += pending_->sample_count();
     drop_samples(*pending_);
   }
   pending_ = merge(std::move(*pending_), std::move(batch));

@@ -1,7 +1,7 @@
 #pragma once
 // Batches waiting for a client that reads more slowly than they are produced. Pending batches are
-// merged into one; beyond a bound the oldest samples are dropped, and counted, while frame and
-// thread definitions are always kept (each frame is announced only once per run).
+// merged into one; beyond a bound the oldest samples are dropped, and counted, while frame, stack
+// and thread definitions are always kept (each is announced only once per run).
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -26,7 +26,7 @@ class Backlog {
   std::optional<ProfilingBatch> take();
 
   bool empty() const { return !pending_.has_value(); }
-  std::size_t pending_samples() const { return pending_ ? pending_->samples.size() : 0; }
+  std::size_t pending_samples() const { return pending_ ? pending_->sample_count() : 0; }
   std::uint64_t dropped_total() const { return dropped_total_; }  // over the backlog's lifetime
 
  private:

@@ -27,13 +27,34 @@ std::optional<double> latest(std::optional<double> a, std::optional<double> b) {
   return std::max(*a, *b);
 }
 
+Json frame_json(const model::Frame& frame) {
+  Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
+  if (frame.native()) f["native"] = true;
+  if (!frame.module.empty()) f["module"] = frame.module;
+  if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
+  return f;
+}
+
 }  // namespace
+
+std::uint64_t ProfilingBatch::sample_count() const {
+  std::uint64_t count = samples.size();
+  for (const auto& run : runs) count += run.count;
+  return count;
+}
 
 ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
   append(a.new_frames, std::move(b.new_frames));
+  append(a.new_stacks, std::move(b.new_stacks));
   append(a.threads, std::move(b.threads));
   append(a.samples, std::move(b.samples));
   append(a.thread_ids, std::move(b.thread_ids));
+  if (!a.runs.empty() && !b.runs.empty() && a.runs.back().thread == b.runs.front().thread &&
+      a.runs.back().stack == b.runs.front().stack) {
+    a.runs.back().count += b.runs.front().count;
+    b.runs.erase(b.runs.begin());
+  }
+  append(a.runs, std::move(b.runs));
   a.duration_ms += b.duration_ms;
   a.dropped_sample_count += b.dropped_sample_count;
   a.error_count += b.error_count;
@@ -43,22 +64,17 @@ ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
 }
 
 void drop_samples(ProfilingBatch& batch) {
-  batch.dropped_sample_count += batch.samples.size();
+  batch.dropped_sample_count += batch.sample_count();
   batch.samples.clear();
   batch.thread_ids.clear();
+  batch.runs.clear();
   batch.start_time_ms.reset();  // they described the samples
   batch.end_time_ms.reset();
 }
 
 Json to_json(const ProfilingBatch& batch) {
   Json frames = Json::object();
-  for (const auto& [id, frame] : batch.new_frames) {
-    Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
-    if (frame.native()) f["native"] = true;
-    if (!frame.module.empty()) f["module"] = frame.module;
-    if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
-    frames[std::to_string(id)] = std::move(f);
-  }
+  for (const auto& [id, frame] : batch.new_frames) frames[std::to_string(id)] = frame_json(frame);
   Json samples = Json::array();
   for (const auto& stack : batch.samples) samples.push_back(stack);
   Json threads = Json::object();
@@ -70,18 +86,34 @@ Json to_json(const ProfilingBatch& batch) {
   }
   Json body = {{"newFrames", std::move(frames)},
                {"samples", std::move(samples)},
-               {"sampleCount", batch.samples.size()},
+               {"sampleCount", batch.sample_count()},
                {"duration", batch.duration_ms},
                {"threadIds", batch.thread_ids},
                {"threads", std::move(threads)},
                {"droppedSampleCount", batch.dropped_sample_count},
                {"errorCount", batch.error_count}};
+  if (batch.encoding == Encoding::Stacks) {
+    Json stacks = Json::object();
+    for (const auto& [id, stack] : batch.new_stacks) stacks[std::to_string(id)] = stack;
+    Json stack_ids = Json::array(), counts = Json::array(), thread_ids = Json::array();
+    for (const auto& run : batch.runs) {
+      stack_ids.push_back(run.stack);
+      counts.push_back(run.count);
+      thread_ids.push_back(run.thread);
+    }
+    body["newStacks"] = std::move(stacks);
+    body["stackIds"] = std::move(stack_ids);
+    body["stackCounts"] = std::move(counts);
+    body["threadIds"] = std::move(thread_ids);
+  }
   if (batch.start_time_ms) body["startTime"] = *batch.start_time_ms;
   if (batch.end_time_ms) body["endTime"] = *batch.end_time_ms;
   return body;
 }
 
-BatchBuilder::BatchBuilder(FrameTable table) : table_(std::move(table)) {}
+BatchBuilder::BatchBuilder(FrameTable table, Encoding encoding) : table_(std::move(table)) {
+  pending_.encoding = encoding;
+}
 
 void BatchBuilder::add_thread(const model::ThreadInfo& info) {
   // A TID can be reused by a new thread, and a thread's name can change: announce it again.
@@ -103,15 +135,22 @@ Status BatchBuilder::add(const model::ThreadStack& thread) {
     if (interned->is_new) pending_.new_frames.push_back({interned->id, model::classified(frame)});
     *out++ = interned->id;
   }
-  pending_.samples.push_back(std::move(stack));
-  pending_.thread_ids.push_back(thread.info.os_thread_id);
+  add_sample(thread.info.os_thread_id, std::move(stack), std::nullopt);
   return Ok{};
 }
 
 Status BatchBuilder::add(const model::ThreadInfo& thread,
                          std::span<const std::uint32_t> innermost_first,
-                         std::span<const model::Frame> frames) {
+                         std::span<const model::Frame> frames,
+                         std::optional<std::uint32_t> stack_index) {
   add_thread(thread);
+  if (pending_.encoding == Encoding::Stacks && stack_index) {
+    // A stack sent before: its frames are too, and nothing of it needs looking up again.
+    if (const auto id = stack_ids_.find(*stack_index)) {
+      add_run(thread.os_thread_id, *id);
+      return Ok{};
+    }
+  }
   std::vector<FrameId> stack(innermost_first.size());
   auto out = stack.rbegin();
   for (const auto index : innermost_first) {
@@ -120,9 +159,30 @@ Status BatchBuilder::add(const model::ThreadInfo& thread,
     if (interned->is_new) pending_.new_frames.push_back({interned->id, frames[index]});
     *out++ = interned->id;
   }
-  pending_.samples.push_back(std::move(stack));
-  pending_.thread_ids.push_back(thread.os_thread_id);
+  add_sample(thread.os_thread_id, std::move(stack), stack_index);
   return Ok{};
+}
+
+void BatchBuilder::add_sample(ThreadId thread, std::vector<FrameId>&& root_first,
+                              std::optional<std::uint32_t> stack_index) {
+  if (pending_.encoding == Encoding::Frames) {
+    pending_.samples.push_back(std::move(root_first));
+    pending_.thread_ids.push_back(thread);
+    return;
+  }
+  // Interned only once its frames all have IDs, so that no stack ID is ever used unannounced.
+  const auto interned =
+      stack_index ? stack_ids_.intern(*stack_index) : stack_ids_.intern(root_first);
+  if (interned.is_new) pending_.new_stacks.push_back({interned.id, std::move(root_first)});
+  add_run(thread, interned.id);
+}
+
+void BatchBuilder::add_run(ThreadId thread, StackId stack) {
+  auto& runs = pending_.runs;
+  if (!runs.empty() && runs.back().thread == thread && runs.back().stack == stack)
+    ++runs.back().count;
+  else
+    runs.push_back({thread, stack, 1});
 }
 
 Status BatchBuilder::add(const model::Snapshot& snapshot) {
@@ -132,13 +192,15 @@ Status BatchBuilder::add(const model::Snapshot& snapshot) {
 }
 
 bool BatchBuilder::empty() const {
-  return pending_.samples.empty() && pending_.new_frames.empty() && pending_.threads.empty() &&
-         pending_.error_count == 0 && pending_.dropped_sample_count == 0;
+  return pending_.samples.empty() && pending_.runs.empty() && pending_.new_frames.empty() &&
+         pending_.new_stacks.empty() && pending_.threads.empty() && pending_.error_count == 0 &&
+         pending_.dropped_sample_count == 0;
 }
 
 ProfilingBatch BatchBuilder::take(double duration_ms) {
   ProfilingBatch batch = std::move(pending_);
   pending_ = ProfilingBatch{};
+  pending_.encoding = batch.encoding;
   batch.duration_ms = duration_ms;
   return batch;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Builds the profilingData event body from the sampler's stacks, one batch per event. Batches stay
 // plain structs until sent, so a session behind a slow client can merge them or drop their
-// samples; frame and thread definitions are never dropped (each frame is announced only once).
+// samples; frame, stack and thread definitions are never dropped (each is announced only once).
 #include <sys/types.h>
 
 #include <cstdint>
@@ -12,10 +12,11 @@
 #include <vector>
 
 #include "common/result.hpp"
-#include "protocol/frame_table.hpp"
 #include "model/snapshot.hpp"
 #include "model/thread_info.hpp"
+#include "protocol/frame_table.hpp"
 #include "protocol/json.hpp"
+#include "protocol/stack_ids.hpp"
 
 namespace dapprof::protocol {
 
@@ -29,20 +30,43 @@ struct FrameDefinition {
   model::Frame frame;
 };
 
+struct StackDefinition {
+  StackId id = 0;
+  std::vector<FrameId> frames;  // root first
+};
+
+// Consecutive samples of one thread with one stack: what a run started with `stacks` sends.
+struct StackRun {
+  ThreadId thread = 0;
+  StackId stack = 0;
+  std::uint64_t count = 0;
+  bool operator==(const StackRun&) const = default;
+};
+
+// How samples go on the wire: each as its frame IDs (the default), or, when the client asked for
+// `stacks`, as runs of stack IDs, each distinct stack announced once.
+enum class Encoding { Frames, Stacks };
+
 struct ProfilingBatch {
+  Encoding encoding = Encoding::Frames;
   std::vector<FrameDefinition> new_frames;    // frames referenced for the first time in this run
+  std::vector<StackDefinition> new_stacks;    // Stacks: stacks used for the first time in this run
   std::vector<model::ThreadInfo> threads;     // threads first seen, or whose name/ident changed
-  std::vector<std::vector<FrameId>> samples;  // one stack per thread per tick, root first
-  std::vector<ThreadId> thread_ids;           // parallel to samples
+  std::vector<std::vector<FrameId>> samples;  // Frames: one stack per thread per tick, root first
+  std::vector<ThreadId> thread_ids;           // Frames: parallel to samples
+  std::vector<StackRun> runs;                 // Stacks: the samples in the order taken
   double duration_ms = 0;                     // wall time covered by the batch
   // Wall-clock times (ms since the Unix epoch) of the first and last sample, if any.
   std::optional<double> start_time_ms, end_time_ms;
-  std::uint64_t dropped_sample_count = 0;     // samples discarded since the previous event
-  std::uint64_t error_count = 0;              // failed reads since the previous event
+  std::uint64_t dropped_sample_count = 0;  // samples discarded since the previous event
+  std::uint64_t error_count = 0;           // failed reads since the previous event
+
+  std::uint64_t sample_count() const;
 };
 
-// One batch with a's content before b's (frames, threads and samples stay in order; counts and
-// durations add up). If both define the same thread, b's definition is the one sent.
+// One batch with a's content before b's (definitions and samples stay in order; counts and
+// durations add up; a run that continues across the two becomes one). If both define the same
+// thread, b's definition is the one sent.
 ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b);
 // Discards the samples but keeps the definitions, counting the discarded samples as dropped.
 void drop_samples(ProfilingBatch& batch);
@@ -51,20 +75,23 @@ Json to_json(const ProfilingBatch& batch);
 
 class BatchBuilder {
  public:
-  // One builder per profiling run: frames are announced once per table.
-  explicit BatchBuilder(FrameTable table = FrameTable{});
+  // One builder per profiling run: frames (and stacks) are announced once per builder.
+  explicit BatchBuilder(FrameTable table = FrameTable{}, Encoding encoding = Encoding::Frames);
+  explicit BatchBuilder(Encoding encoding) : BatchBuilder(FrameTable{}, encoding) {}
 
   // Adds one thread's stack as the sampler gives it (innermost first).
   Status add(const model::ThreadStack& thread);
   // Adds every thread of a snapshot (the sampler has already filtered idle/GIL).
   Status add(const model::Snapshot& snapshot);
   // Adds one thread's stack as indices into `frames`, a store of the caller's that interned them
-  // (a run's whole-profile recording), innermost first: no frame is kept twice.
+  // (a run's whole-profile recording), innermost first: no frame is kept twice. `stack` is the
+  // store's index of the whole stack, if it interns those too: then a stack seen before costs
+  // one lookup, not one per frame.
   Status add(const model::ThreadInfo& thread, std::span<const std::uint32_t> innermost_first,
-             std::span<const model::Frame> frames);
+             std::span<const model::Frame> frames, std::optional<std::uint32_t> stack = {});
   void add_errors(std::uint64_t count) { pending_.error_count += count; }
 
-  std::size_t pending_samples() const { return pending_.samples.size(); }
+  std::size_t pending_samples() const { return pending_.sample_count(); }
   // Nothing worth an event: no samples, definitions or errors since the last take().
   bool empty() const;
   // Everything added since the previous take(), covering duration_ms of wall time.
@@ -74,7 +101,11 @@ class BatchBuilder {
 
  private:
   void add_thread(const model::ThreadInfo& info);
+  void add_sample(ThreadId thread, std::vector<FrameId>&& root_first,
+                  std::optional<std::uint32_t> stack);
+  void add_run(ThreadId thread, StackId stack);
   FrameTable table_;
+  StackIds stack_ids_;
   std::unordered_map<ThreadId, model::ThreadInfo> threads_;
   ProfilingBatch pending_;
 };

@@ -17,6 +17,7 @@ StartProfilingResponse StartProfilingResponse::from(const StartProfilingArgument
   response.gil = enabled.gil;
   response.subprocesses = enabled.subprocesses;
   response.batch_interval_ms = enabled.batch_interval_ms;
+  response.stacks = enabled.stacks;
   return response;
 }
 

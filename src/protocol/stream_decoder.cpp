@@ -118,8 +118,27 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
   if (new_frames == body.end() || !new_frames->is_object())
     return bad("'newFrames' must be an object");
   if (samples == body.end() || !samples->is_array()) return bad("'samples' must be an array");
-  if (sample_count == body.end() || non_negative(*sample_count) != samples->size())
-    return bad(fmt::format("'sampleCount' must equal the number of samples ({})", samples->size()));
+  const auto stack_ids = body.find("stackIds");
+  const bool runs = stack_ids != body.end();
+  const auto stack_counts = body.find("stackCounts");
+  if (runs) {
+    if (!stack_ids->is_array()) return bad("'stackIds' must be an array");
+    if (stack_counts == body.end() || !stack_counts->is_array() ||
+        stack_counts->size() != stack_ids->size())
+      return bad("'stackCounts' must be an array as long as 'stackIds'");
+    if (!samples->empty()) return bad("'samples' must be empty when 'stackIds' carries them");
+  }
+  std::uint64_t total = samples->size();
+  if (runs) {
+    for (std::size_t i = 0; i < stack_counts->size(); ++i) {
+      const auto count = non_negative((*stack_counts)[i]);
+      if (!count || *count == 0 || *count > kMaxSafeInteger - total)
+        return bad(fmt::format("stackCounts[{}] must be a positive integer", i));
+      total += *count;
+    }
+  }
+  if (sample_count == body.end() || non_negative(*sample_count) != total)
+    return bad(fmt::format("'sampleCount' must equal the number of samples ({})", total));
   if (duration == body.end() || !duration->is_number() || duration->get<double>() < 0)
     return bad("'duration' must be a non-negative number of milliseconds");
 
@@ -154,8 +173,9 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
 
   const Json* thread_ids = nullptr;
   if (const auto it = body.find("threadIds"); it != body.end()) {
-    if (!it->is_array() || it->size() != samples->size())
-      return bad("'threadIds' must be an array as long as 'samples'");
+    if (!it->is_array() || it->size() != (runs ? stack_ids->size() : samples->size()))
+      return bad(runs ? "'threadIds' must be an array as long as 'stackIds'"
+                      : "'threadIds' must be an array as long as 'samples'");
     thread_ids = &*it;
   }
 
@@ -170,8 +190,59 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
     return nullptr;
   };
 
+  std::unordered_map<StackId, std::vector<FrameId>> added_stacks;
+  if (const auto new_stacks = body.find("newStacks"); new_stacks != body.end()) {
+    if (!new_stacks->is_object()) return bad("'newStacks' must be an object");
+    for (const auto& [key, value] : new_stacks->items()) {
+      const auto id = parse_id_key(key);
+      if (!id) return bad(fmt::format("stack ID '{}' is not a decimal integer below 2^53", key));
+      if (stacks_.contains(*id) || added_stacks.contains(*id))
+        return bad(fmt::format("stack ID {} is defined twice", *id));
+      if (!value.is_array())
+        return bad(fmt::format("newStacks[\"{}\"] must be an array of frame IDs", key));
+      std::vector<FrameId> stack;
+      stack.reserve(value.size());
+      for (const Json& item : value) {
+        const auto frame = as_id(item);
+        if (!frame || !find_frame(*frame))
+          return bad(fmt::format("newStacks[\"{}\"] holds {}, which no event defined as a frame",
+                                 key, item.dump()));
+        stack.push_back(*frame);
+      }
+      added_stacks.emplace(*id, std::move(stack));
+    }
+  }
+  auto find_stack = [&](StackId id) -> const std::vector<FrameId>* {
+    if (const auto it = added_stacks.find(id); it != added_stacks.end()) return &it->second;
+    if (const auto it = stacks_.find(id); it != stacks_.end()) return &it->second;
+    return nullptr;
+  };
+  auto thread_of = [&](std::size_t i, DecodedSample& sample) -> Status {
+    if (!thread_ids) return Ok{};
+    const auto id = as_id((*thread_ids)[i]);
+    const auto* thread = id ? find_thread(*id) : nullptr;
+    if (!thread)
+      return bad(fmt::format("threadIds[{}] is {}, which no event defined in 'threads'", i,
+                             (*thread_ids)[i].dump()));
+    sample.thread = *thread;
+    return Ok{};
+  };
+
   std::vector<DecodedSample> out;
-  out.reserve(samples->size());
+  out.reserve(runs ? stack_ids->size() : samples->size());
+  for (std::size_t i = 0; runs && i < stack_ids->size(); ++i) {
+    const auto id = as_id((*stack_ids)[i]);
+    const auto* stack = id ? find_stack(*id) : nullptr;
+    if (!stack)
+      return bad(fmt::format("stackIds[{}] is {}, which no event defined in 'newStacks'", i,
+                             (*stack_ids)[i].dump()));
+    DecodedSample sample;
+    sample.count = non_negative((*stack_counts)[i]).value_or(1);
+    sample.stack.reserve(stack->size());
+    for (const FrameId frame : *stack) sample.stack.push_back(*find_frame(frame));
+    if (auto status = thread_of(i, sample); !status) return status.error();
+    out.push_back(std::move(sample));
+  }
   for (std::size_t i = 0; i < samples->size(); ++i) {
     const Json& stack = (*samples)[i];
     if (!stack.is_array()) return bad(fmt::format("samples[{}] must be an array of frame IDs", i));
@@ -188,21 +259,15 @@ Result<std::vector<DecodedSample>> StreamDecoder::decode(const Json& body) {
             fmt::format("samples[{}] refers to frame ID {}, which no event defined", i, *id));
       sample.stack.push_back(*frame);
     }
-    if (thread_ids) {
-      const auto id = as_id((*thread_ids)[i]);
-      const auto* thread = id ? find_thread(*id) : nullptr;
-      if (!thread)
-        return bad(fmt::format("threadIds[{}] is {}, which no event defined in 'threads'", i,
-                               (*thread_ids)[i].dump()));
-      sample.thread = *thread;
-    }
+    if (auto status = thread_of(i, sample); !status) return status.error();
     out.push_back(std::move(sample));
   }
 
   frames_.merge(added);
+  stacks_.merge(added_stacks);
   for (auto& [id, info] : thread_defs) threads_.insert_or_assign(id, std::move(info));
   ++events_;
-  samples_ += out.size();
+  samples_ += total;
   dropped_ += *dropped;
   errors_ += *errors;
   duration_ms_ += duration->get<double>();

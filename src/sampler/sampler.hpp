@@ -24,11 +24,17 @@ struct ReadCounts {
   std::uint64_t paused = 0;       // samples read with the threads paused
 };
 
+// The line a frame reports: where it is (the default), where its function starts (so that the
+// samples of a function aggregate into one entry: record --function), or none (--nolineno).
+enum class LineNumbers { Current, FunctionStart, None };
+
 struct AttachOptions {
   // true: read while the program runs (cheapest, a stack may be torn); false: consistent stacks.
   // Consistent reads first try without pausing: every thread's stack is fetched in one system
-  // call and its top frame pointer read again afterwards; only if it moved (twice) are the
-  // threads ptrace-stopped for that sample. With native, threads are always paused (registers).
+  // call and its top frame pointer read again afterwards. A read that went past the fetch (the
+  // first, or a stack that grew) is made again from a plan that covers it; only a stack that
+  // moved twice has the threads ptrace-stopped for that sample. With native, threads are always
+  // paused (registers).
   bool nonblocking = false;
   // Merge native frames (libunwind). Needs blocking mode: with nonblocking, attach fails with
   // InvalidArgument.
@@ -44,6 +50,10 @@ struct AttachOptions {
   // the running threads are then stopped at each sample; a debugged program has half a dozen
   // threads of the debugger's, nearly always asleep, each of which a stop would wake.
   bool skip_idle = false;
+  // Read each Python frame's local variables into ThreadStack::locals (dump --locals). The
+  // values change as the program runs: unless nonblocking, threads are paused for the read.
+  bool locals = false;
+  LineNumbers lines = LineNumbers::Current;
 };
 
 class PythonProcess {
@@ -73,6 +83,7 @@ struct SamplerOptions {
   model::SamplingSettings sampling;  // as the user chose them
   std::chrono::milliseconds wait_for_interpreter{0};
   bool native_all = false;  // see AttachOptions
+  LineNumbers lines = LineNumbers::Current;
 };
 
 struct SamplerStats {

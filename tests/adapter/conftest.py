@@ -7,7 +7,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,11 +17,10 @@ sys.path.insert(0, str(HERE.parent / "support"))
 
 from binaries import dapprof_bin  # noqa: E402,F401 (used by the tests)
 from dapclient import DapClient  # noqa: E402
+from proc_info import children_of, process_state, wait_until  # noqa: E402,F401 (for the tests)
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 FIXTURES = HERE / "fixtures"
-
-
 
 
 def break_line(program: Path) -> int:
@@ -30,34 +28,6 @@ def break_line(program: Path) -> int:
         if "BREAK HERE" in line:
             return number
     raise AssertionError(f"no BREAK HERE in {program}")
-
-
-def children_of(pid: int) -> list[int]:
-    found = []
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            found += [int(x) for x in (task / "children").read_text().split()]
-        except OSError:
-            pass
-    return found
-
-
-def process_state(pid: int) -> str | None:
-    """'R', 'S', 'Z', ... or None once the pid is gone (reaped)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return stat[stat.rindex(")") + 2]
-
-
-def wait_until(predicate, timeout=15.0, interval=0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
 
 
 class Processes:
@@ -98,8 +68,9 @@ def procs():
 
 
 class Serve:
-    def __init__(self, proc, port, log):
+    def __init__(self, proc, host, port, log):
         self.proc = proc
+        self.host = host  # as the daemon printed it
         self.port = port
         self.log = log
 
@@ -109,28 +80,35 @@ class Serve:
         return client
 
 
-def start_serve(procs: Processes, tmp_path: Path, *extra, env=None) -> Serve:
+def start_serve(procs: Processes, tmp_path: Path, *extra, env=None, listen="127.0.0.1:0",
+                user=None, binary=None) -> Serve:
+    """`dapprof serve` (`binary`, by default the built one), as `user` (unprivileged.User) if
+    given; returns once it has printed the address it listens on."""
     log = tmp_path / f"serve-{len(procs.procs)}.log"
     stderr = open(log, "wb")
-    proc = procs.start([dapprof_bin(), "serve", "--listen", "127.0.0.1:0", *extra],
-                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+    argv = [binary or dapprof_bin(), "serve", "--listen", listen, *extra]
+    proc = procs.start(user.argv(argv) if user else argv, stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=stderr, env=env)
     stderr.close()
-    port = None
+    host, port = None, None
 
     def listening():
-        nonlocal port
-        m = re.search(r"listening on 127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))
+        nonlocal host, port
+        m = re.search(r"dapprof: listening on (\[[^]]+\]|[^\s:]+):(\d+)",
+                      log.read_text(errors="replace"))
         if m:
-            port = int(m.group(1))
+            host, port = m.group(1), int(m.group(2))
         return port is not None or proc.poll() is not None
 
     assert wait_until(listening, 15), "dapprof serve did not report its address"
     assert port, f"dapprof serve exited: {log.read_text()}"
-    return Serve(proc, port, log)
+    return Serve(proc, host, port, log)
 
 
-def start_stdio(procs: Processes, *extra, env=None, stderr=None) -> tuple[subprocess.Popen, DapClient]:
-    proc = procs.start([dapprof_bin(), "stdio", *extra], stdin=subprocess.PIPE,
+def start_stdio(procs: Processes, *extra, env=None, stderr=None, user=None,
+                binary=None) -> tuple[subprocess.Popen, DapClient]:
+    argv = [binary or dapprof_bin(), "stdio", *extra]
+    proc = procs.start(user.argv(argv) if user else argv, stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, stderr=stderr, env=env)
     client = DapClient.over_process(proc)
     procs.clients.append(client)

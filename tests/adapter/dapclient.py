@@ -52,6 +52,25 @@ class DapClient:
         client.sock = sock
         return client
 
+    @classmethod
+    def over_gated_socket(cls, host, port, receive_buffer=64 * 1024):
+        """A client whose reading can be stopped (`client.gate.clear()`), so that the kernel's
+        buffers and then dapprof's queue fill up, as with a client that is slow or stuck."""
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        sock.connect((host, port))
+        gate = threading.Event()
+        gate.set()
+
+        def read(n):
+            gate.wait()
+            return sock.recv(n)
+
+        client = cls(read, sock.sendall, lambda: _close_socket(sock))
+        client.sock = sock
+        client.gate = gate
+        return client
+
     def _read_loop(self):
         buf = b""
         try:

@@ -1,15 +1,15 @@
 // The live-profiling state machine against a fake sampler (fake_sampler.hpp) and a sink that
 // records what the client would receive: every order of requests, attach outcomes and sampler
 // endings the session can meet, on a real strand with the sampler's calls from other threads.
-#include "adapter/profiling/run.hpp"
-
 #include <gtest/gtest.h>
 
 #include <condition_variable>
 #include <deque>
 #include <future>
 
+#include "adapter/profiling/run.hpp"
 #include "fake_sampler.hpp"
+#include "protocol/stream_decoder.hpp"
 #include "session_harness.hpp"
 
 namespace dapprof::adapter::profiling {
@@ -90,8 +90,8 @@ Json request(int seq, const char* command) {
 class RunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    run_ = profiling::Run::create(strand_, sink_,
-                                  {.max_pending_samples = 100, .start_sampler = sampling_->starter()});
+    run_ = profiling::Run::create(
+        strand_, sink_, {.max_pending_samples = 100, .start_sampler = sampling_->starter()});
   }
   void TearDown() override {
     on_strand([&] { run_->close(); });
@@ -236,7 +236,8 @@ TEST_F(RunTest, StopSendsTheLastDataFirstThenTheSummary) {
   export_profile(4, {.format = model::ProfileFormat::Collapsed});
   auto exported = sink_.next();
   ASSERT_TRUE(exported);
-  EXPECT_EQ((*exported)["body"]["content"], "f3 (/app/main.py:4);f2 (/app/main.py:3);f1 (/app/main.py:2);f0 (/app/main.py:1) 3\n");
+  EXPECT_EQ((*exported)["body"]["content"],
+            "f3 (/app/main.py:4);f2 (/app/main.py:3);f1 (/app/main.py:2);f0 (/app/main.py:1) 3\n");
 }
 
 TEST_F(RunTest, AnExitEndsTheRunWithItsDataAndOneStopMayStillCollectIt) {
@@ -299,6 +300,44 @@ TEST_F(RunTest, ASlowClientGetsDataWhenItDrainsWithDropsCounted) {
   EXPECT_EQ(delivered + dropped, 240u);
   EXPECT_EQ((*stopped)["body"]["droppedSampleCount"], dropped);
   EXPECT_EQ((*stopped)["body"]["sampleCount"], delivered);
+}
+
+TEST_F(RunTest, WithStacksEachStackGoesOnceAndSamplesAsRunsAlsoBehindASlowClient) {
+  sink_.backlog = 10'000'000;
+  auto arguments = start_arguments(100, false, 10);
+  arguments.stacks = true;
+  start(1, arguments);
+  auto started = sink_.next();
+  ASSERT_TRUE(started);
+  EXPECT_EQ((*started)["body"]["stacks"], true);
+  for (int i = 0; i < 120; ++i) {
+    sampling_->snapshot(2);  // two threads, one stack: 240 samples for a backlog of 100
+    std::this_thread::sleep_for(1ms);
+  }
+  std::this_thread::sleep_for(100ms);
+  sink_.backlog = 0;
+  on_strand([&] { run_->client_drained(); });
+  stop(2);
+  protocol::StreamDecoder decoder;
+  std::uint64_t decoded = 0, defined = 0;
+  std::optional<Json> m;
+  while ((m = sink_.next()) && m->value("event", "") == "profilingData") {
+    const Json& body = (*m)["body"];
+    EXPECT_TRUE(body.contains("stackIds") && body["samples"].empty()) << body.dump();
+    defined += body["newStacks"].size();
+    auto samples = decoder.decode(body);
+    ASSERT_TRUE(samples.ok()) << samples.message();
+    for (const auto& s : *samples) {
+      EXPECT_EQ(s.stack.size(), 3u);
+      decoded += s.count;
+    }
+  }
+  ASSERT_TRUE(m);
+  EXPECT_EQ(defined, 1u);  // announced once, kept when the samples that used it were dropped
+  EXPECT_EQ(decoded, decoder.sample_count());
+  EXPECT_EQ(decoded + decoder.dropped_sample_count(), 240u);
+  EXPECT_GT(decoder.dropped_sample_count(), 0u);
+  EXPECT_EQ((*m)["body"]["sampleCount"], decoded);
 }
 
 TEST_F(RunTest, ExportWhileRunningGivesEverythingSoFar) {

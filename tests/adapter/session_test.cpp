@@ -69,6 +69,7 @@ TEST_F(SessionTest, InitializeGainsSupportsProfilingAndEverythingElsePassesThrou
   auto got = p.client->recv();
   ASSERT_TRUE(got);
   EXPECT_EQ((*got)["body"]["supportsProfiling"], true);
+  EXPECT_EQ((*got)["body"]["supportsProfilingStacks"], true);
   EXPECT_EQ((*got)["body"]["supportsConfigurationDoneRequest"], true);
   EXPECT_EQ((*got)["body"]["x-cap"], "y");
   EXPECT_EQ((*got)["x-extra"], 42);

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
 
 import pytest
 
+import network
 import pythons
 from conftest import (DEBIAN_PYTHON, FIXTURES, break_line, children_of, dapprof_bin,
                       process_state, start_debugpy_direct, start_serve, start_stdio, wait_until)
@@ -22,8 +24,9 @@ def strictly_increasing(seqs):
 
 
 def assert_same_session(direct, proxied):
-    assert proxied.initialize_body.pop("supportsProfiling") is True
-    assert "supportsProfiling" not in direct.initialize_body
+    for capability in ("supportsProfiling", "supportsProfilingStacks"):
+        assert proxied.initialize_body.pop(capability) is True
+        assert capability not in direct.initialize_body
     assert proxied.initialize_body == direct.initialize_body
     assert proxied.responses == direct.responses
     assert proxied.events == direct.events
@@ -207,11 +210,38 @@ def test_malformed_frame_on_stdio_ends_the_process(procs):
     assert proc.wait(timeout=15) == 0
 
 
-def test_non_loopback_listen_is_refused(procs):
-    out = subprocess.run([dapprof_bin(), "serve", "--listen", "0.0.0.0:0"],
+@pytest.mark.parametrize("listen", ["0.0.0.0:0", "[::]:0", "own-address"])
+def test_non_loopback_listen_is_refused(procs, listen):
+    if listen == "own-address":  # one of this machine's, on a network interface
+        address = network.non_loopback_address()
+        if address is None:
+            pytest.skip("this machine has no non-loopback IPv4 address")
+        listen = f"{address}:0"
+    out = subprocess.run([dapprof_bin(), "serve", "--listen", listen],
                          capture_output=True, text=True, timeout=15)
-    assert out.returncode != 0
+    assert out.returncode == 2, out.stderr
+    host = listen.rsplit(":", 1)[0].strip("[]")
+    assert f"refusing to listen on non-loopback address {host}: a DAP client can make the " \
+           "debugger run arbitrary code" in out.stderr, out.stderr
     assert "--allow-remote" in out.stderr
+    assert "listening on" not in out.stderr
+
+
+@pytest.mark.parametrize("listen", ["127.0.0.1:0", "localhost:0", ":0"])
+def test_loopback_listener_is_unreachable_from_other_addresses(procs, tmp_path, listen):
+    """Whichever way loopback is asked for, the socket is bound to 127.0.0.1 alone: not to every
+    address (0.0.0.0), which a client could reach from another machine."""
+    address = network.non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to try")
+    serve = start_serve(procs, tmp_path, "--python", DEBIAN_PYTHON, listen=listen)
+    assert serve.host == "127.0.0.1"
+    assert serve.connect(procs).call("initialize", INITIALIZE)["success"]
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((address, serve.port), timeout=5).close()
+    # Nor IPv6's loopback (refused, or unreachable where the machine has no IPv6).
+    with pytest.raises(OSError):
+        socket.create_connection(("::1", serve.port), timeout=5).close()
 
 
 def test_allow_remote_listens_with_a_warning(procs, tmp_path):

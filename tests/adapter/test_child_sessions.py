@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import network
 from conftest import DEBIAN_PYTHON, FIXTURES, start_serve, start_stdio, wait_until
 from dapclient import DapClient
 from sessions import INITIALIZE
@@ -258,5 +259,26 @@ def test_grandchild_is_announced_on_the_child_session_and_redirected(procs, tmp_
 
     stop_file.write_text("stop")
     end_session(grandchild)
+    end_session(child)
+    end_session(parent)
+
+
+def test_child_port_is_loopback_only_when_the_daemon_listens_on_every_address(procs, tmp_path):
+    """With --allow-remote the daemon can be reached from the network, but a child's session,
+    which lets its client run code in the child as well, still cannot."""
+    address = network.non_loopback_address()
+    if address is None:
+        pytest.skip("this machine has no non-loopback IPv4 address to try")
+    trace, stop_file = tmp_path / "trace.jsonl", tmp_path / "stop"
+    serve = start_serve(procs, tmp_path, "--allow-remote", "--python", DEBIAN_PYTHON,
+                        "--trace-dap", str(trace), listen="0.0.0.0:0")
+    parent = DapClient.over_socket(address, serve.port)
+    procs.clients.append(parent)
+    procs.pids.append(launch_parent(parent, stop_file, depth=1))
+    body = check_redirected(find_event(parent, "debugpyAttach"), trace, serve.proc.pid)
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection((address, body["connect"]["port"]), timeout=5).close()
+    child, _ = attach_child(body, procs)
+    stop_file.write_text("stop")
     end_session(child)
     end_session(parent)

@@ -62,6 +62,24 @@ def test_export_writes_the_daemons_content(adapter, tmp_path, capsys):
     assert fake.arguments(STOP_PROFILING) == [{"hideDebugger": True}]
 
 
+def test_a_binary_format_is_written_as_the_bytes_its_base64_holds(adapter, tmp_path, capsys):
+    """pprof's gzip travels base64-encoded (contentEncoding); the file gets the bytes."""
+    import base64
+    import gzip
+    document = gzip.compress(bytes(range(256)) * 4)
+
+    def answer(arguments: dict) -> dict:
+        return {"success": True, "body": {
+            "format": arguments["format"], "fileExtension": "pb.gz", "contentEncoding": "base64",
+            "content": base64.b64encode(document).decode("ascii"), "sampleCount": 3}}
+    fake = adapter(export=answer)
+    code = run_cli(fake, tmp_path, "--export", f"pprof={tmp_path}/p.pb.gz")
+    _, err = capsys.readouterr()
+    assert code == 0, err
+    assert fake.arguments(EXPORT_PROFILE) == [{"format": "pprof", "hideDebugger": True}]
+    assert (tmp_path / "p.pb.gz").read_bytes() == document
+
+
 def test_debugger_frames_ask_the_daemon_not_to_hide_them(adapter, tmp_path, capsys):
     fake = adapter()
     code = run_cli(fake, tmp_path, "--debugger-frames", "--export",

@@ -101,6 +101,78 @@ def test_unannounced_thread_and_inconsistent_counts_are_protocol_errors():
         decoder.decode(event({2**53: MAIN}, []))
 
 
+def compact_events():
+    """two_events() with stacks: the same samples as stack IDs with counts."""
+    first = {"newFrames": {"1": MAIN, "2": RUN, "3": CALC, "4": WORKER},
+             "newStacks": {"0": [1, 2, 3], "1": [1, 2], "2": [4]}, "samples": [],
+             "stackIds": [0, 1, 2], "stackCounts": [1, 1, 1], "threadIds": [4242, 4242, 4250],
+             "threads": {"4242": MAIN_THREAD, "4250": WORKER_THREAD}, "sampleCount": 3,
+             "duration": 100.0, "errorCount": 1}
+    second = {"newFrames": {"5": SLEEP, "6": CALC_LATER},
+              "newStacks": {"3": [1, 2, 6], "4": [4, 5]}, "samples": [],
+              "stackIds": [3, 4, 0], "stackCounts": [1, 1, 1], "threadIds": [4242, 4250, 4242],
+              "threads": {}, "sampleCount": 3, "duration": 100.0, "droppedSampleCount": 2}
+    return first, second
+
+
+def test_stacks_decode_to_the_same_samples_as_frame_ids():
+    full, compact = Profile(), Profile()
+    for body in two_events():
+        full.add_event(body)
+    for body in compact_events():
+        compact.add_event(body)
+    assert list(compact.stacks()) == list(full.stacks())
+    assert (compact.sample_count, compact.dropped, compact.errors) == (6, 2, 1)
+    assert compact.thread_samples.keys() == full.thread_samples.keys()
+
+
+def test_a_run_of_stack_ids_is_one_sample_with_its_count():
+    decoder = StreamDecoder()
+    body = {"newFrames": {"1": MAIN, "2": RUN}, "newStacks": {"0": [1, 2], "1": [1]},
+            "samples": [], "stackIds": [0, 1, 0], "stackCounts": [5, 1, 2],
+            "threadIds": [4242, 4242, 4250], "threads": {"4242": MAIN_THREAD, "4250": WORKER_THREAD},
+            "sampleCount": 8, "duration": 80.0}
+    samples = decoder.decode(body)
+    assert [(names(s), s.count, s.thread.os_thread_id) for s in samples] == [
+        (["<module>", "main"], 5, 4242), (["<module>"], 1, 4242), (["<module>", "main"], 2, 4250)]
+    profile = Profile()
+    profile.add_event(body)
+    assert profile.sample_count == 8
+    assert {tid: len(i) for tid, i in profile.thread_samples.items()} == {4242: 6, 4250: 2}
+    # A later event uses the stacks by ID alone.
+    later = decoder.decode({"newFrames": {}, "samples": [], "stackIds": [1], "stackCounts": [3],
+                            "threadIds": [4250], "sampleCount": 3, "duration": 30.0})
+    assert names(later[0]) == ["<module>"] and later[0].count == 3
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"stackIds": [0, 7]}, "never announced in newStacks"),
+    ({"stackCounts": [1]}, "parallel arrays"),
+    ({"stackCounts": [0, 1]}, "positive integer"),
+    ({"sampleCount": 3}, "sampleCount is 3"),
+    ({"samples": [[1]]}, "samples must be empty"),
+    ({"newStacks": {"0": [1, 9]}}, "frame ID 9"),
+    ({"threadIds": [4242]}, "parallel to stackIds"),
+])
+def test_broken_stack_runs_are_protocol_errors(change, message):
+    body = {"newFrames": {"1": MAIN}, "newStacks": {"0": [1]}, "samples": [],
+            "stackIds": [0, 0], "stackCounts": [1, 1], "threadIds": [4242, 4242],
+            "threads": {"4242": MAIN_THREAD}, "sampleCount": 2, "duration": 1.0}
+    decoder = StreamDecoder()
+    with pytest.raises(ProtocolError, match=message):
+        decoder.decode(dict(body, **change))
+    assert not decoder.stacks and not decoder.frames
+
+
+def test_a_stack_announced_twice_is_a_protocol_error():
+    decoder = StreamDecoder()
+    body = {"newFrames": {"1": MAIN}, "newStacks": {"0": [1]}, "samples": [], "stackIds": [0],
+            "stackCounts": [1], "sampleCount": 1, "duration": 1.0}
+    decoder.decode(body)
+    with pytest.raises(ProtocolError, match="stack ID 0 is announced again"):
+        decoder.decode(dict(body, newFrames={}))
+
+
 def test_thread_renamed_is_announced_again_and_applies_to_later_samples():
     decoder = StreamDecoder()
     decoder.decode(event({1: MAIN}, [[1]], [4250], {4250: WORKER_THREAD}))
@@ -190,14 +262,23 @@ def test_decodes_the_protocol_librarys_own_stream():
     out = subprocess.run([emitter], capture_output=True, text=True, timeout=60, check=True)
     bodies = [line["message"]["body"] for line in map(json.loads, out.stdout.splitlines())
               if line["schema"] == "profilingData"]
-    assert len(bodies) >= 5
+    # Two runs: every sample's frame IDs, then the same encoder with stacks.
+    full = [b for b in bodies if "stackIds" not in b]
+    compact = [b for b in bodies if "stackIds" in b]
+    assert len(full) >= 5 and len(compact) >= 5
     profile = Profile()
-    for body in bodies:
+    for body in full:
         profile.add_event(body)
-    assert profile.sample_count == sum(len(b["samples"]) for b in bodies) > 0
-    referenced = {i for b in bodies for s in b["samples"] for i in s}
+    assert profile.sample_count == sum(len(b["samples"]) for b in full) > 0
+    referenced = {i for b in full for s in b["samples"] for i in s}
     assert referenced <= set(profile.decoder.frames)
-    assert profile.dropped == sum(b.get("droppedSampleCount", 0) for b in bodies)
+    assert profile.dropped == sum(b.get("droppedSampleCount", 0) for b in full)
+    stacks = Profile()
+    for body in compact:
+        stacks.add_event(body)
+    assert stacks.sample_count == sum(b["sampleCount"] for b in compact) > len(compact)
+    assert {i for b in compact for i in b["stackIds"]} <= set(stacks.decoder.stacks)
+    assert stacks.dropped == sum(b.get("droppedSampleCount", 0) for b in compact)
 
 
 def test_frames_carry_the_origin_the_daemon_gave_them():

@@ -60,12 +60,12 @@ std::vector<Sample> random_samples(std::size_t count, std::uint32_t seed) {
       case 2:
         t = static_cast<std::int64_t>(rng());
         break;
-      case 3:
-        t -= static_cast<std::int64_t>(pick(1'000'000));
+      case 3:  // wrapping past kMin, as unsigned arithmetic does (signed overflow is undefined)
+        t = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) - pick(1'000'000));
         break;
-      default:
-        t += static_cast<std::int64_t>(pick(2000));
-        break;  // wraps past kMax: fine
+      default:  // and past kMax
+        t = static_cast<std::int64_t>(static_cast<std::uint64_t>(t) + pick(2000));
+        break;
     }
     s.time_us = t;
     s.thread =

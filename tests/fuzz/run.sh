@@ -10,7 +10,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-((${#targets[@]})) || targets=(framing arguments stream_decoder)
+((${#targets[@]})) || targets=(framing arguments stream_decoder elf dwarf_line python_objects)
 
 cmake --preset fuzz >/dev/null || { echo "error: cannot configure the fuzz preset (clang needed)" >&2; exit 1; }
 cmake --build --preset fuzz -j"$(nproc)" --target "${targets[@]/%/_fuzzer}" >build/fuzz-build.log 2>&1 ||

@@ -69,10 +69,17 @@ TEST(SamplingSettings, DefaultsAreRecordsAndStartProfilingsDefaults) {
 TEST(ProfileFormat, EveryFormatHasAnExtension) {
   std::set<std::string_view> seen;
   for (const auto format : kProfileFormats) seen.insert(file_extension(format));
-  EXPECT_EQ(seen, (std::set<std::string_view>{"json", "svg", "txt", "cpuprofile"}));
+  EXPECT_EQ(seen, (std::set<std::string_view>{"json", "svg", "txt", "cpuprofile", "pb.gz"}));
   EXPECT_EQ(file_extension(ProfileFormat::Flamegraph), "svg");
   EXPECT_EQ(file_extension(ProfileFormat::Speedscope), "json");
   EXPECT_EQ(file_extension(ProfileFormat::Collapsed), "txt");
+  EXPECT_EQ(file_extension(ProfileFormat::Pprof), "pb.gz");
+  EXPECT_EQ(file_extension(ProfileFormat::Gecko), "json");
+}
+
+TEST(ProfileFormat, OnlyPprofIsBinary) {
+  for (const auto format : kProfileFormats)
+    EXPECT_EQ(is_binary(format), format == ProfileFormat::Pprof) << file_extension(format);
 }
 
 }  // namespace

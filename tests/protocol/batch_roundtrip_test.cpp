@@ -1,5 +1,6 @@
 // BatchBuilder -> to_json -> DAP frames -> FrameDecoder -> StreamDecoder gives back exactly the
-// stacks and threads that were sampled, in order, also when batches are merged or dropped.
+// stacks and threads that were sampled, in order, also when batches are merged or dropped, with
+// either encoding of the samples.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +37,8 @@ void PrintTo(const Expected& e, std::ostream* os) {
 // What the client decodes: the stack root first, each frame with the origin the daemon gave it.
 Expected expect(const model::ThreadStack& t) {
   Expected e{{}, t.info};
-  for (auto it = t.frames.rbegin(); it != t.frames.rend(); ++it) e.stack.push_back(model::classified(*it));
+  for (auto it = t.frames.rbegin(); it != t.frames.rend(); ++it)
+    e.stack.push_back(model::classified(*it));
   return e;
 }
 
@@ -47,6 +49,7 @@ struct Client {
   std::vector<Expected> received;
   std::set<std::string> announced;  // every newFrames key ever received
   std::size_t events = 0;
+  std::size_t stack_events = 0;  // events whose samples came as stackIds
 
   void receive(const std::vector<ProfilingBatch>& batches, std::mt19937_64& rng) {
     std::string wire;
@@ -66,12 +69,14 @@ struct Client {
         ASSERT_EQ(message["event"], "profilingData");
         for (const auto& [key, value] : message["body"]["newFrames"].items())
           EXPECT_TRUE(announced.insert(key).second) << "frame " << key << " announced twice";
+        if (message["body"].contains("stackIds")) ++stack_events;
         auto samples = decoder.decode(message["body"]);
         ASSERT_TRUE(samples.ok()) << samples.message();
         ++events;
         for (auto& s : *samples) {
           ASSERT_TRUE(s.thread.has_value());
-          received.push_back({std::move(s.stack), *s.thread});
+          ASSERT_GE(s.count, 1u);
+          received.insert(received.end(), s.count, {std::move(s.stack), *s.thread});
         }
       }
     }
@@ -79,10 +84,17 @@ struct Client {
   }
 };
 
-TEST(RoundTrip, RandomStacksComeBackExactlyInOrder) {
+class RoundTrip : public ::testing::TestWithParam<Encoding> {};
+std::string encoding_name(const ::testing::TestParamInfo<Encoding>& param) {
+  return param.param == Encoding::Frames ? "Frames" : "Stacks";
+}
+INSTANTIATE_TEST_SUITE_P(Encodings, RoundTrip,
+                         ::testing::Values(Encoding::Frames, Encoding::Stacks), encoding_name);
+
+TEST_P(RoundTrip, RandomStacksComeBackExactlyInOrder) {
   testing::RandomStacks random(1);
   std::mt19937_64 rng(2);
-  BatchBuilder builder;
+  BatchBuilder builder(GetParam());
   std::vector<Expected> expected;
   std::vector<ProfilingBatch> batches;
   for (int b = 0; b < 40; ++b) {
@@ -101,12 +113,13 @@ TEST(RoundTrip, RandomStacksComeBackExactlyInOrder) {
   EXPECT_EQ(client.decoder.dropped_sample_count(), 0u);
   EXPECT_EQ(client.decoder.frame_count(), builder.frame_table().size());
   EXPECT_DOUBLE_EQ(client.decoder.duration_ms(), 40 * 100.0 + 39 * 40 / 2);
+  EXPECT_EQ(client.stack_events, GetParam() == Encoding::Stacks ? client.events : 0u);
 }
 
-TEST(RoundTrip, MergedAndDroppedBatchesKeepOrderFramesAndCountDrops) {
+TEST_P(RoundTrip, MergedAndDroppedBatchesKeepOrderFramesAndCountDrops) {
   testing::RandomStacks random(3);
   std::mt19937_64 rng(4);
-  BatchBuilder builder;
+  BatchBuilder builder(GetParam());
   std::vector<Expected> expected;
   std::vector<ProfilingBatch> sent;
   std::uint64_t dropped = 0, total = 0;

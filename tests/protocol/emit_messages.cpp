@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "common/base64.hpp"
 #include "formats/writers.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/envelope.hpp"
@@ -80,7 +81,8 @@ void emit_export() {
   for (const Json& arguments :
        {Json(), Json{{"format", "flamegraph"}, {"hideDebugger", true}},
         Json{{"format", "collapsed"}}, Json{{"format", "cpuprofile"}, {"hideDebugger", false}},
-        Json{{"format", "chrometrace"}, {"hideDebugger", true}}}) {
+        Json{{"format", "chrometrace"}, {"hideDebugger", true}}, Json{{"format", "gecko"}},
+        Json{{"format", "pprof"}, {"hideDebugger", true}}}) {
     auto parsed = ExportProfileArguments::parse(arguments);
     if (!parsed) throw std::runtime_error(parsed.message());
     const Json export_request = request(kExportProfile, to_json(*parsed));
@@ -91,6 +93,10 @@ void emit_export() {
     response.sample_count = profile.samples().size();
     response.content =
         formats::to_string(parsed->format, profile, {.hide_debugger = parsed->hide_debugger});
+    if (model::is_binary(parsed->format)) {  // as the daemon sends it (Run::export_profile)
+      response.content = base64(response.content);
+      response.content_encoding = ContentEncoding::Base64;
+    }
     emit("exportProfileResponse", make_response(export_request, to_json(response)));
   }
   emit("profilingErrorResponse",
@@ -117,14 +123,17 @@ void emit_errors() {
   emit("profilingErrorResponse", make_error_response(start, from_error(bad.error())));
 }
 
-void emit_data() {
+void emit_data(Encoding encoding) {
   testing::RandomStacks random(2024);
-  BatchBuilder builder;
+  BatchBuilder builder(encoding);
   std::optional<ProfilingBatch> backlog;
   for (int b = 0; b < 12; ++b) {
-    for (int i = 0; i < b * 3; ++i)
-      if (auto status = builder.add(random.next()); !status)
-        throw std::runtime_error(status.message());
+    for (int i = 0; i < b * 3; ++i) {
+      const auto thread = random.next();
+      // With stacks, some stacks sampled again in a row: runs with counts above 1.
+      for (int n = encoding == Encoding::Stacks && i % 3 == 0 ? 3 : 1; n > 0; --n)
+        if (auto status = builder.add(thread); !status) throw std::runtime_error(status.message());
+    }
     builder.add_errors(static_cast<std::uint64_t>(b % 2));
     ProfilingBatch batch = builder.take(100.25);
     if (b % 4 == 1) drop_samples(batch);
@@ -160,7 +169,8 @@ int main() {
     dapprof::protocol::emit_start_stop();
     dapprof::protocol::emit_export();
     dapprof::protocol::emit_errors();
-    dapprof::protocol::emit_data();
+    dapprof::protocol::emit_data(dapprof::protocol::Encoding::Frames);
+    dapprof::protocol::emit_data(dapprof::protocol::Encoding::Stacks);
     dapprof::protocol::emit_stopped();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "protocol_emit_messages: %s\n", e.what());

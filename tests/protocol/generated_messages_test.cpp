@@ -38,7 +38,7 @@ TEST(GeneratedMessages, EveryModelFormatHasAProtocolName) {
     EXPECT_EQ(parse_profile_format(name), format) << name;
   }
   EXPECT_EQ(to_string(model::ProfileFormat::ChromeTrace), "chrometrace");
-  EXPECT_FALSE(parse_profile_format("pprof").has_value());
+  EXPECT_FALSE(parse_profile_format("perf").has_value());
   EXPECT_EQ(parse_stopped_reason("disconnected"), StoppedReason::Disconnected);
 }
 
@@ -76,19 +76,29 @@ TEST(GeneratedMessages, ExportProfileArgumentsTakeTheirDefaults) {
 }
 
 TEST(GeneratedMessages, ExportProfileResponseRoundTrips) {
-  const ExportProfileResponse body{model::ProfileFormat::Collapsed, "txt", "main;f 2\n", 2};
-  EXPECT_EQ(
-      to_json(body).dump(),
-      R"({"format":"collapsed","fileExtension":"txt","content":"main;f 2\n","sampleCount":2})");
+  const ExportProfileResponse body{model::ProfileFormat::Collapsed, "txt", "main;f 2\n",
+                                   ContentEncoding::Text, 2};
+  EXPECT_EQ(to_json(body).dump(),
+            R"({"format":"collapsed","fileExtension":"txt","content":"main;f 2\n",)"
+            R"("contentEncoding":"text","sampleCount":2})");
   EXPECT_EQ(round_trip(body), body);
+  const ExportProfileResponse binary{model::ProfileFormat::Pprof, "pb.gz", "H4sI",
+                                     ContentEncoding::Base64, 1};
+  EXPECT_EQ(to_json(binary)["contentEncoding"], "base64");
+  EXPECT_EQ(round_trip(binary), binary);
   auto missing = ExportProfileResponse::parse(Json{{"format", "collapsed"}});
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.message(), "exportProfile response field 'fileExtension' is missing");
-  auto dotted = ExportProfileResponse::parse(Json{
-      {"format", "collapsed"}, {"fileExtension", ".txt"}, {"content", ""}, {"sampleCount", 0}});
+  auto dotted = ExportProfileResponse::parse(Json{{"format", "collapsed"},
+                                                  {"fileExtension", ".txt"},
+                                                  {"content", ""},
+                                                  {"contentEncoding", "text"},
+                                                  {"sampleCount", 0}});
   ASSERT_FALSE(dotted.ok());
-  EXPECT_NE(dotted.message().find("'fileExtension' must be lowercase letters, not '.txt'"),
-            std::string::npos);
+  EXPECT_NE(
+      dotted.message().find("'fileExtension' must be lowercase letters, dot-separated, not '.txt'"),
+      std::string::npos)
+      << dotted.message();
 }
 
 TEST(GeneratedMessages, SummariesCarryTopFunctions) {

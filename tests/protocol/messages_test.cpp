@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/base64.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/sampling.hpp"
 
@@ -97,9 +98,9 @@ TEST(StopProfilingArguments, ValidatesPathAndFormat) {
   const std::vector<std::pair<Json, std::string>> cases = {
       {{{"outputPath", "relative.json"}}, "'outputPath' must be an absolute path"},
       {{{"outputPath", 3}}, "'outputPath' must be a string"},
-      {{{"outputPath", "/tmp/x"}, {"format", "pprof"}},
-       "'format' must be 'speedscope', 'cpuprofile', 'collapsed', 'flamegraph' or 'chrometrace', "
-       "not 'pprof'"},
+      {{{"outputPath", "/tmp/x"}, {"format", "perf"}},
+       "'format' must be 'speedscope', 'cpuprofile', 'collapsed', 'flamegraph', 'chrometrace', "
+       "'pprof' or 'gecko', not 'perf'"},
       {{{"format", "collapsed"}}, "'format' needs 'outputPath'"},
   };
   for (const auto& [json, message] : cases) {
@@ -122,7 +123,7 @@ TEST(ExportProfileArguments, EveryFormatAndTheDebuggerChoice) {
     EXPECT_TRUE(parsed->hide_debugger);
   }
   for (const auto& [json, message] : std::vector<std::pair<Json, std::string>>{
-           {{{"format", "pprof"}}, "'format' must be 'speedscope', 'cpuprofile'"},
+           {{{"format", "perf"}}, "'format' must be 'speedscope', 'cpuprofile'"},
            {{{"format", 3}}, "not integer"},
            {{{"hideDebugger", "yes"}}, "'hideDebugger' must be true or false"},
            {Json::array(), "must be a JSON object"}}) {
@@ -142,7 +143,7 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   const Json start = to_json(StartProfilingResponse::from(enabled, 42, "3.12.1"));
   EXPECT_EQ(start.dump(), R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
                           R"("nonblocking":false,"idle":false,"gil":true,"subprocesses":false,)"
-                          R"("batchIntervalMs":100})");
+                          R"("batchIntervalMs":100,"stacks":false})");
   auto untested = StartProfilingResponse::from(enabled, 42, "3.16.0");
   untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
   EXPECT_EQ(to_json(untested)["warning"], untested.warning);
@@ -156,9 +157,25 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   stopped.summary.top_functions = {{"compute", "/app/w.py", 7, 9}};
   EXPECT_EQ(to_json(stopped)["topFunctions"].dump(),
             R"([{"function":"compute","file":"/app/w.py","self":7.0,"total":9.0}])");
-  ExportProfileResponse exported{model::ProfileFormat::Collapsed, "txt", "main 3\n", 3};
+  ExportProfileResponse exported{model::ProfileFormat::Collapsed, "txt", "main 3\n",
+                                 ContentEncoding::Text, 3};
   EXPECT_EQ(to_json(exported).dump(), R"({"format":"collapsed","fileExtension":"txt",)"
-                                      R"("content":"main 3\n","sampleCount":3})");
+                                      R"("content":"main 3\n","contentEncoding":"text",)"
+                                      R"("sampleCount":3})");
+}
+
+// How exportProfile carries pprof's bytes: RFC 4648's test vectors, and bytes that are not text.
+TEST(Base64, Rfc4648Vectors) {
+  const std::vector<std::pair<std::string, std::string>> vectors = {
+      {"", ""},
+      {"f", "Zg=="},
+      {"fo", "Zm8="},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg=="},
+      {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"},
+      {std::string("\xff\x00\xfe", 3), "/wD+"}};
+  for (const auto& [bytes, encoded] : vectors) EXPECT_EQ(base64(bytes), encoded) << encoded;
 }
 
 TEST(Envelope, ResponsesAndEventsAreDapMessages) {

@@ -101,10 +101,10 @@ def test_a_changed_schema_makes_the_committed_files_stale(schemas: Path):
 
 def test_a_format_the_model_lacks_stops_generation(schemas: Path, tmp_path: Path):
     for name in ("stopProfilingArguments", "exportProfileArguments", "exportProfileResponse"):
-        edit_schema(schemas, name, lambda s: s["properties"]["format"]["enum"].append("pprof"))
+        edit_schema(schemas, name, lambda s: s["properties"]["format"]["enum"].append("perf"))
     result = run("--output", str(tmp_path / "out"), "--schemas", str(schemas))
     assert result.returncode == 2
-    assert "'pprof'" in result.stderr and "model::ProfileFormat" in result.stderr
+    assert "'perf'" in result.stderr and "model::ProfileFormat" in result.stderr
     assert not (tmp_path / "out").exists()
 
 

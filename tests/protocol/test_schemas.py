@@ -46,12 +46,23 @@ def test_emitted_data_covers_unicode_native_and_drops(emitted):
     assert all("debugpy/" in f["file"] for f in frames if f.get("origin") == "debugger")
     assert any(not f.isascii() for f in (f["function"] + f["file"] for f in frames))
     assert any(body["droppedSampleCount"] > 0 and body["samples"] == [] for body in data)
+    compact = [body for body in data if "stackIds" in body]
+    assert compact and any(c > 1 for body in compact for c in body["stackCounts"])
+    assert all(body["samples"] == [] and sum(body["stackCounts"]) == body["sampleCount"]
+               for body in compact)
     threads = [t for body in data for t in body["threads"].values()]
     assert threads and all(int(t["pythonThreadId"]) > MAX_SAFE for t in threads)
     exports = [payload(s, m) for s, m in emitted if s == "exportProfileResponse"]
     assert {e["format"] for e in exports} == {"speedscope", "flamegraph", "collapsed", "cpuprofile",
-                                              "chrometrace"}
+                                              "chrometrace", "gecko", "pprof"}
     assert all(e["content"] and e["sampleCount"] == 50 for e in exports)
+    # Only pprof's bytes go base64-encoded; they are gzip.
+    import base64
+    import gzip
+    for e in exports:
+        assert e["contentEncoding"] == ("base64" if e["format"] == "pprof" else "text"), e["format"]
+        if e["format"] == "pprof":
+            assert gzip.decompress(base64.b64decode(e["content"], validate=True))
     reasons = {payload(s, m)["reason"] for s, m in emitted if s == "profilingStopped"}
     assert reasons == {"requested", "exited", "error", "disconnected"}
 
@@ -98,7 +109,7 @@ def test_invalid_requests_and_bodies_are_rejected(emitted):
     assert _rejected("startProfilingArguments", {"native": True, "nonblocking": True})
     assert not _rejected("startProfilingArguments", {"native": True, "nonblocking": False})
     assert _rejected("stopProfilingArguments", {"format": "collapsed"})
-    assert _rejected("stopProfilingArguments", {"outputPath": "/x", "format": "pprof"})
+    assert _rejected("stopProfilingArguments", {"outputPath": "/x", "format": "perf"})
     assert _rejected("stopProfilingArguments", {"outputPath": "relative.json"})
     stopped = payload("profilingStopped", _first(emitted, "profilingStopped"))
     assert _rejected("profilingStopped", {**stopped, "reason": "crashed"})
@@ -136,11 +147,14 @@ def test_doc_examples_are_valid():
 def test_doc_profiling_data_examples_decode_to_known_frames():
     """The examples form one stream: every sampled ID is defined once, before or in its event."""
     defined: set[str] = set()
+    stacks: set[str] = set()
     for schema, text in doc_blocks():
         if schema != "profilingData":
             continue
         body = json.loads(text)["body"]
         assert not defined & set(body["newFrames"]), "frame defined twice across examples"
         defined |= set(body["newFrames"])
-        for stack in body["samples"]:
+        for stack in body["samples"] + list(body.get("newStacks", {}).values()):
             assert all(str(frame_id) in defined for frame_id in stack)
+        stacks |= set(body.get("newStacks", {}))
+        assert all(str(stack_id) in stacks for stack_id in body.get("stackIds", []))

@@ -50,9 +50,18 @@ def check_envelope(schema: str, message: dict) -> None:
 def check_semantics(schema: str, body) -> None:
     """What JSON Schema cannot express."""
     if schema == "profilingData":
-        assert body["sampleCount"] == len(body["samples"])
-        if "threadIds" in body:
-            assert len(body["threadIds"]) == len(body["samples"])
+        if "stackIds" in body:  # stacks: runs of stack IDs with counts instead of samples
+            assert body["samples"] == []
+            assert len(body["stackCounts"]) == len(body["stackIds"])
+            assert body["sampleCount"] == sum(body["stackCounts"])
+            if "threadIds" in body:
+                assert len(body["threadIds"]) == len(body["stackIds"])
+            assert all(int(key) <= MAX_SAFE for key in body.get("newStacks", {}))
+        else:
+            assert "stackCounts" not in body and "newStacks" not in body
+            assert body["sampleCount"] == len(body["samples"])
+            if "threadIds" in body:
+                assert len(body["threadIds"]) == len(body["samples"])
         for key, thread in body.get("threads", {}).items():
             assert thread["osThreadId"] == int(key)
         assert all(int(key) <= MAX_SAFE for key in body["newFrames"])

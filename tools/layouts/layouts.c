@@ -93,7 +93,9 @@ int main(void) {
   P("frame.previous", offsetof(PyFrameObject, f_back));
   P("frame.code", offsetof(PyFrameObject, f_code));
   P("frame.lasti", offsetof(PyFrameObject, f_lasti));
+  P("frame.localsplus", offsetof(PyFrameObject, f_localsplus));
 #else
+  P("frame.localsplus", offsetof(struct _PyInterpreterFrame, localsplus));
   P("frame.size", offsetof(struct _PyInterpreterFrame, localsplus));
   P("frame.previous", offsetof(struct _PyInterpreterFrame, previous));
 #if PY_VERSION_HEX < 0x030D0000
@@ -111,10 +113,22 @@ int main(void) {
   P("code.name", offsetof(PyCodeObject, co_name));
   P("code.filename", offsetof(PyCodeObject, co_filename));
   P("code.firstlineno", offsetof(PyCodeObject, co_firstlineno));
+  P("code.argcount", offsetof(PyCodeObject, co_argcount));
+  P("code.kwonlyargcount", offsetof(PyCodeObject, co_kwonlyargcount));
+  P("code.flags", offsetof(PyCodeObject, co_flags));
 #if PY_VERSION_HEX < 0x030A0000
   P("code.linetable", offsetof(PyCodeObject, co_lnotab));
 #else
   P("code.linetable", offsetof(PyCodeObject, co_linetable));
+#endif
+#if PY_VERSION_HEX < 0x030B0000
+  P("code.nlocals", offsetof(PyCodeObject, co_nlocals));
+  P("code.varnames", offsetof(PyCodeObject, co_varnames));
+  P("code.cellvars", offsetof(PyCodeObject, co_cellvars));
+  P("code.freevars", offsetof(PyCodeObject, co_freevars));
+#else
+  P("code.localsplusnames", offsetof(PyCodeObject, co_localsplusnames));
+  P("code.localspluskinds", offsetof(PyCodeObject, co_localspluskinds));
 #endif
 #if PY_VERSION_HEX >= 0x030B0000
   P("code.qualname", offsetof(PyCodeObject, co_qualname));
@@ -140,8 +154,16 @@ int main(void) {
   P("long.digit", offsetof(PyLongObject, long_value.ob_digit));
 #endif
 
+  /* Containers and scalars, for the values of local variables */
+  P("tuple.size", offsetof(PyVarObject, ob_size));
+  P("tuple.items", offsetof(PyTupleObject, ob_item));
+  P("list.size", offsetof(PyVarObject, ob_size));
+  P("float.value", offsetof(PyFloatObject, ob_fval));
+  P("cell.ref", offsetof(PyCellObject, ob_ref));
+
   /* Objects, types, modules */
   P("object.type", offsetof(PyObject, ob_type));
+  P("type.name", offsetof(PyTypeObject, tp_name));
   P("type.basicsize", offsetof(PyTypeObject, tp_basicsize));
   P("type.dictoffset", offsetof(PyTypeObject, tp_dictoffset));
   P("type.flags", offsetof(PyTypeObject, tp_flags));

@@ -29,6 +29,8 @@ EMBEDS = {"profilingStopped": ("summary", "stopProfilingResponse")}
 ENUMS = {
     ("profilingStopped", "reason"): ("StoppedReason", "StopReason", "STOP_REASONS"),
     ("frame", "origin"): (None, "FrameOrigin", "FRAME_ORIGINS"),
+    ("exportProfileResponse", "contentEncoding"): ("ContentEncoding", "ContentEncoding",
+                                                   "CONTENT_ENCODINGS"),
 }
 FORMAT_FIELD = "format"
 
@@ -43,6 +45,7 @@ EMPTY_MEANS_ABSENT = {("startProfilingResponse", "warning"), ("profilingStopped"
 UNITS = {"rate": ("Hz", " samples per second"), "batchIntervalMs": ("", " ms")}
 # What each pattern asks for, in words, for errors: "'outputPath' must be an absolute path".
 PATTERNS = {"^/": "an absolute path", "^[a-z]+$": "lowercase letters",
+            r"^[a-z]+(\.[a-z]+)*$": "lowercase letters, dot-separated",
             r"^3\.[0-9]+\.[0-9]+": "a Python version such as 3.12.1"}
 # The reason given with a dependentRequired or `not` violation, so that the user knows what to do.
 WHY = {

@@ -13,8 +13,10 @@ from bindings import EMBEDS, ENUMS, FORMAT_FIELD, TYPES
 
 ID_PREFIX = "urn:dapprof:protocol:v1:"
 ERROR_SCHEMA = "profilingErrorResponse"
-# The initialize capability is DAP's, not a message of the extension: no schema describes it.
+# The initialize capabilities are DAP's, not messages of the extension: no schema describes them.
 SUPPORTS_PROFILING = "supportsProfiling"
+# startProfiling accepts `stacks` (profilingData with stack IDs and counts).
+SUPPORTS_PROFILING_STACKS = "supportsProfilingStacks"
 
 # What the C++ parsers check; any other keyword in a C++ struct's fields stops generation.
 FIELD_KEYWORDS = {"type", "minimum", "maximum", "pattern", "enum", "default", "description",

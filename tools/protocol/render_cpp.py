@@ -5,7 +5,8 @@ from __future__ import annotations
 import textwrap
 
 from bindings import EMPTY_MEANS_ABSENT, EXTRA_MEMBERS, FIELD_NAMES, FIELD_TYPES, PATTERNS, UNITS, WHY
-from protocol_model import GenerationError, Protocol, Struct, Field, pascal, snake
+from protocol_model import (GenerationError, Protocol, Struct, Field, SUPPORTS_PROFILING,
+                            SUPPORTS_PROFILING_STACKS, pascal, snake)
 
 HEADER = "src/protocol/generated/messages.hpp"
 SOURCE = "src/protocol/generated/messages.cpp"
@@ -183,7 +184,10 @@ class Cpp:
         out += ["// Its events."]
         out += [f'inline constexpr std::string_view k{pascal(e)} = "{e}";' for e in p.events]
         out += ["// The capability in the initialize response that says the adapter has them.",
-                f'inline constexpr std::string_view kSupportsProfiling = "supportsProfiling";', "",
+                f'inline constexpr std::string_view kSupportsProfiling = "{SUPPORTS_PROFILING}";',
+                "// The capability that says startProfiling accepts `stacks`.",
+                f'inline constexpr std::string_view kSupportsProfilingStacks = '
+                f'"{SUPPORTS_PROFILING_STACKS}";', "",
                 "// body.error.id of error responses, stable so that clients may react to them.",
                 "enum class ProfilingErrorId : int {"]
         for e in p.errors:

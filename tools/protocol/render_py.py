@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 
-from protocol_model import Protocol, SUPPORTS_PROFILING, snake
+from protocol_model import Protocol, SUPPORTS_PROFILING, SUPPORTS_PROFILING_STACKS, snake
 
 OUTPUT = "client/dapprof_client/protocol.py"
 WIDTH = 100
@@ -34,7 +34,9 @@ def render(protocol: Protocol) -> dict[str, str]:
     out += [f'{snake(c).upper()} = "{c}"' for c in p.commands]
     out += ["# Its events."] + [f'{snake(e).upper()} = "{e}"' for e in p.events]
     out += ["# The capability in the initialize response that says the adapter has them.",
-            f'{snake(SUPPORTS_PROFILING).upper()} = "{SUPPORTS_PROFILING}"', "", "",
+            f'{snake(SUPPORTS_PROFILING).upper()} = "{SUPPORTS_PROFILING}"',
+            "# The capability that says startProfiling accepts `stacks`.",
+            f'{snake(SUPPORTS_PROFILING_STACKS).upper()} = "{SUPPORTS_PROFILING_STACKS}"', "", "",
             "class ErrorId(enum.IntEnum):",
             '    """body.error.id of an error response to a profiling request."""', ""]
     for e in p.errors:

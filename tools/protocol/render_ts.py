@@ -6,7 +6,8 @@ import json
 import re
 import textwrap
 
-from protocol_model import GenerationError, Protocol, Struct, Field, SUPPORTS_PROFILING
+from protocol_model import (GenerationError, Protocol, Struct, Field, SUPPORTS_PROFILING,
+                            SUPPORTS_PROFILING_STACKS)
 
 OUTPUT = "vscode-client/src/model/protocol.ts"
 WIDTH = 100
@@ -104,7 +105,9 @@ class Ts:
         out += ["/** Its events. */", "export const EVENTS = {"]
         out += [f"  {e}: {quote(e)}," for e in p.events] + ["} as const;", ""]
         out += ["/** The capability in the initialize response that says the adapter has them. */",
-                f"export const SUPPORTS_PROFILING = {quote(SUPPORTS_PROFILING)};", ""]
+                f"export const SUPPORTS_PROFILING = {quote(SUPPORTS_PROFILING)};",
+                "/** The capability that says startProfiling accepts `stacks`. */",
+                f"export const SUPPORTS_PROFILING_STACKS = {quote(SUPPORTS_PROFILING_STACKS)};", ""]
         out += ["/** The file formats of the protocol's \"format\" fields. */",
                 "export const PROFILE_FORMATS = ["]
         out += [f"  {quote(n)}," for n in p.formats] + ["] as const;"]

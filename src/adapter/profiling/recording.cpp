@@ -15,10 +15,14 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
 
 }  // namespace
 
-Recording::Recording(std::string name, double rate_hz, std::size_t max_pending_samples)
-    : backlog_(max_pending_samples) {
+Recording::Recording(std::string name, double rate_hz, std::size_t max_pending_samples,
+                     protocol::Encoding encoding)
+    : builder_(encoding), backlog_(max_pending_samples) {
   profile_.name = std::move(name);
   profile_.interval_us = static_cast<std::int64_t>(1e6 / rate_hz);
+  profile_.start_unix_ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(started_wall_.time_since_epoch())
+          .count();
 }
 
 void Recording::add(model::Snapshot&& snapshot) {
@@ -29,7 +33,7 @@ void Recording::add(model::Snapshot&& snapshot) {
     // The profile interns (and classifies) each frame once; the batch announces it by index.
     // Given the thread, it compares the stack with the thread's previous one before any lookup.
     const auto stack = profile_.add_stack(thread.frames, thread.info);
-    if (auto status = builder_.add(thread.info, profile_.stacks()[stack], profile_.frames());
+    if (auto status = builder_.add(thread.info, profile_.stacks()[stack], profile_.frames(), stack);
         !status) {
       // Only a frame-ID space exhausted by collisions gets here; count it, keep going.
       spdlog::warn("profiling: {}", status.message());
@@ -58,7 +62,7 @@ bool Recording::flush(Clock::time_point now, std::uint64_t sampler_errors) {
   if (builder_.empty()) return false;
   auto batch = builder_.take(ms_between(last_flush_, now));
   last_flush_ = now;
-  if (batch_first_ && !batch.samples.empty()) {
+  if (batch_first_ && batch.sample_count() > 0) {
     batch.start_time_ms = epoch_ms(*batch_first_);
     batch.end_time_ms = epoch_ms(*batch_last_);
   }
@@ -97,14 +101,14 @@ protocol::ProfilingSummary Recording::summary(bool hide_debugger) const {
 formats::Profile Recording::snapshot_profile() const {
   std::lock_guard lock(mutex_);
   formats::Profile copy = profile_;
-  copy.duration_us = static_cast<std::int64_t>(
-      1000 * ms_between(started_, ended_at_.value_or(Clock::now())));
+  copy.duration_us =
+      static_cast<std::int64_t>(1000 * ms_between(started_, ended_at_.value_or(Clock::now())));
   return copy;
 }
 
 double Recording::epoch_ms(Clock::time_point t) const {
-  const auto wall = started_wall_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(
-                                        t - started_);
+  const auto wall =
+      started_wall_ + std::chrono::duration_cast<std::chrono::system_clock::duration>(t - started_);
   return std::chrono::duration<double, std::milli>(wall.time_since_epoch()).count();
 }
 

@@ -21,7 +21,8 @@ using Clock = std::chrono::steady_clock;
 
 class Recording {
  public:
-  Recording(std::string name, double rate_hz, std::size_t max_pending_samples);
+  Recording(std::string name, double rate_hz, std::size_t max_pending_samples,
+            protocol::Encoding encoding = protocol::Encoding::Frames);
 
   // The sampler's thread.
   void add(model::Snapshot&& snapshot);

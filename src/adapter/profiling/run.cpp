@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "adapter/profiling/output.hpp"
+#include "common/base64.hpp"
 #include "formats/writers.hpp"
 #include "protocol/sampling.hpp"
 
@@ -66,8 +67,9 @@ void Run::start(Json request, const protocol::StartProfilingArguments& arguments
   target_ = target;
   collected_ = false;
   sampler_.reset();
-  recording_ = std::make_shared<Recording>(fmt::format("python (pid {})", target), arguments.rate,
-                                           config_.max_pending_samples);
+  recording_ = std::make_shared<Recording>(
+      fmt::format("python (pid {})", target), arguments.rate, config_.max_pending_samples,
+      arguments.stacks ? protocol::Encoding::Stacks : protocol::Encoding::Frames);
   pending_start_ = std::move(request);
 
   const sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
@@ -193,6 +195,11 @@ void Run::export_profile(const Json& request, const protocol::ExportProfileArgum
   response.sample_count = profile.samples().size();
   response.content =
       formats::to_string(arguments.format, profile, {.hide_debugger = arguments.hide_debugger});
+  // A JSON string holds text only: a binary document (pprof's gzip) goes as base64, and says so.
+  if (model::is_binary(arguments.format)) {
+    response.content = base64(response.content);
+    response.content_encoding = protocol::ContentEncoding::Base64;
+  }
   sink_->respond(request, protocol::to_json(response));
 }
 
@@ -269,14 +276,15 @@ void Run::arm_flush() {
   const auto now = Clock::now();
   if (next < now) next = now + interval;  // first time, or fell behind (a suspended machine)
   flush_timer_.expires_at(next);
-  flush_timer_.async_wait([weak = weak_from_this(), generation = generation_](
-                              const asio::error_code& ec) {
-    auto self = weak.lock();
-    if (ec || !self || generation != self->generation_ || self->state_ != State::Running) return;
-    if (self->recording_->flush(Clock::now(), self->sampler_->stats().errors))
-      self->send_data(false);
-    self->arm_flush();
-  });
+  flush_timer_.async_wait(
+      [weak = weak_from_this(), generation = generation_](const asio::error_code& ec) {
+        auto self = weak.lock();
+        if (ec || !self || generation != self->generation_ || self->state_ != State::Running)
+          return;
+        if (self->recording_->flush(Clock::now(), self->sampler_->stats().errors))
+          self->send_data(false);
+        self->arm_flush();
+      });
 }
 
 void Run::arm_retry() {

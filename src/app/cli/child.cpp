@@ -1,8 +1,10 @@
 #include "app/cli/child.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
@@ -12,7 +14,7 @@ extern char** environ;
 
 namespace dapprof::app::cli {
 
-Result<Child> Child::spawn(const std::vector<std::string>& argv) {
+Result<Child> Child::spawn(const std::vector<std::string>& argv, ChildIo io, int capture_fd) {
   if (argv.empty()) return Error{"no program to run", ErrorCode::InvalidArgument};
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
@@ -28,8 +30,19 @@ Result<Child> Child::spawn(const std::vector<std::string>& argv) {
   std::vector<char*> cargv;
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  if (io == ChildIo::Null) {
+    posix_spawn_file_actions_addopen(&files, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&files, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  } else if (io == ChildIo::Capture && capture_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&files, capture_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&files, capture_fd, STDERR_FILENO);
+  }
   pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, cargv[0], nullptr, &attr, cargv.data(), environ);
+  const int rc = posix_spawnp(&pid, cargv[0], &files, &attr, cargv.data(), environ);
+  posix_spawn_file_actions_destroy(&files);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     return Error{fmt::format("cannot start {}: {}", argv[0], std::strerror(rc)),

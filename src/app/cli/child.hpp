@@ -1,6 +1,6 @@
 #pragma once
-// The program `dapprof record -- PROGRAM ARGS` starts: spawned without a shell, reaped exactly
-// once, and never left behind if dapprof gives up early.
+// The program `dapprof record` or `top -- PROGRAM ARGS` starts: spawned without a shell, reaped
+// exactly once, and never left behind if dapprof gives up early.
 #include <sys/types.h>
 
 #include <optional>
@@ -11,11 +11,18 @@
 
 namespace dapprof::app::cli {
 
+// Where the child's stdin, stdout and stderr go: dapprof's own, or /dev/null (when dapprof draws
+// on the terminal, the program's output would tear the screen and its reads would take the keys),
+// or its output to a file (record --capture) with stdin dapprof's.
+enum class ChildIo { Inherit, Null, Capture };
+
 class Child {
  public:
   // Searches PATH for argv[0] like a shell would, with default signal dispositions and an empty
   // signal mask (dapprof blocks SIGINT/SIGTERM for itself).
-  static Result<Child> spawn(const std::vector<std::string>& argv);
+  // With ChildIo::Capture, `capture_fd` is where stdout and stderr go.
+  static Result<Child> spawn(const std::vector<std::string>& argv, ChildIo io = ChildIo::Inherit,
+                             int capture_fd = -1);
   Child(Child&& other) noexcept;
   Child& operator=(Child&&) = delete;
   Child(const Child&) = delete;

@@ -8,6 +8,7 @@
 
 #include "app/cli/format_names.hpp"
 #include "app/cli/options.hpp"
+#include "app/cli/sampling_flags.hpp"
 
 namespace dapprof::app::cli {
 namespace {
@@ -20,19 +21,6 @@ void log_to_stderr() {
   }
 }
 
-// CLI11's PositiveNumber prints the whole double range in its message; this says it plainly.
-const CLI::Validator kPositive(
-    [](std::string& value) -> std::string {
-      try {
-        std::size_t used = 0;
-        const double v = std::stod(value, &used);
-        if (used == value.size() && v > 0) return {};
-      } catch (const std::exception&) {
-      }
-      return "must be a positive number, not '" + value + "'";
-    },
-    "POSITIVE");
-
 void add_dump(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<DumpOptions>();
   auto* dump = app.add_subcommand(
@@ -42,6 +30,9 @@ void add_dump(CLI::App& app, int& exit_code) {
       ->required()
       ->check(CLI::PositiveNumber);
   dump->add_flag("-j,--json", options->json, "Print one JSON document instead of text");
+  dump->add_flag("-l,--locals", options->locals,
+                 "Show each frame's arguments and local variables (numbers, short strings, "
+                 "lengths of lists, tuples and dicts; other objects by type and address)");
   dump->add_flag("--nonblocking", options->nonblocking,
                  "Never pause the program nor check its stacks (may read torn stacks)");
   dump->add_flag("-n,--native", options->native,
@@ -62,46 +53,76 @@ void add_record(CLI::App& app, int& exit_code) {
       "record",
       "Sample a Python program and write a profile (like py-spy record): either --pid PID or "
       "-- PYTHON SCRIPT ARGS...");
-  auto* pid = record->add_option_function<pid_t>(
-      "-p,--pid", [options](const pid_t& p) { options->pid = p; },
-      "PID of a running Python program to sample until Ctrl-C, --duration or its exit");
-  pid->check(CLI::PositiveNumber);
-  auto* command = record->add_option(
-      "command", options->command,
-      "Program to start and sample from its start, after '--' (e.g. -- python script.py args)");
-  pid->excludes(command);
-  record->add_option("-r,--rate", options->sampling.rate_hz, "Samples per second")
-      ->default_val(100)
-      ->check(kPositive);
+  const auto target = add_target_flags(*record, options->pid, options->command,
+                                       "sample until Ctrl-C, --duration or its exit");
+  add_sampling_flags(*record, options->sampling, options->native_all);
   record->add_option("-d,--duration", options->duration, "Seconds to record (default: unlimited)")
-      ->check(kPositive);
+      ->check(positive_number());
   record->add_option("-o,--output", options->output,
                      "Output file (default: <program or pid>-<time>.<extension>)");
   record->add_option("-f,--format", options->format, "Output format")
       ->default_val("flamegraph")
       ->check(CLI::IsMember(format_names()));
-  record->add_flag("--nonblocking", options->sampling.nonblocking,
-                   "Never pause the program nor check its stacks (default: consistent stacks, paused only when a stack keeps moving)");
-  record->add_flag("-i,--idle", options->sampling.idle, "Include idle threads");
-  record->add_flag("-g,--gil", options->sampling.gil, "Only sample the thread holding the GIL");
   record->add_flag("-t,--threads", options->threads, "Show thread ids in the output");
+  auto* function = record->add_flag_callback(
+      "-F,--function", [options] { options->lines = sampler::LineNumbers::FunctionStart; },
+      "Aggregate samples by function (each frame at the line its function starts) instead of by "
+      "line");
+  record
+      ->add_flag_callback(
+          "--nolineno", [options] { options->lines = sampler::LineNumbers::None; },
+          "Do not show line numbers")
+      ->excludes(function);
+  record->add_flag("--full-filenames", options->full_filenames,
+                   "Show full file paths instead of paths from the top-level package (formats "
+                   "people read; cpuprofile and pprof always keep full paths)");
+  record->add_flag("--hideprogress", options->hide_progress, "Hide the progress line");
+  // A flag with an optional value (--capture or --capture=FILE), so that `--capture -- PROGRAM`
+  // cannot take "--" or the program for the file.
+  auto* capture = record->add_flag("--capture", options->capture_arg,
+                                   "Write the output (stdout and stderr) of the program dapprof "
+                                   "starts to a file instead of the terminal: --capture=FILE, or "
+                                   "bare beside the profile, named like it with .log");
   record->add_flag("--hide-debugger", options->hide_debugger,
                    "Leave out the frames of debugpy and pydevd (when recording a program being "
                    "debugged); samples taken in the debugger itself count as one (debugger) frame");
-  record->add_flag("-s,--subprocesses", options->sampling.subprocesses,
-                   "Also sample child Python processes");
-  record->add_flag("-n,--native", options->sampling.native,
-                   "Include native (C/C++) frames, merged into the Python stacks (not with "
-                   "--nonblocking)");
-  record->add_flag("--native-all", options->native_all,
-                   "With native frames, also keep the interpreter's own call machinery and "
-                   "thread start-up frames (implies --native)");
-  record->callback([options, pid, command, &exit_code] {
-    if (pid->count() == 0 && command->count() == 0) {
-      throw CLI::RequiredError("--pid PID or -- PROGRAM ARGS... (one of them)");
-    }
+  record->callback([options, target, capture, &exit_code] {
+    target.require_one();
+    // CLI11 gives a bare flag the value "true" (a file of that name is --capture=./true).
+    if (capture->count() > 0)
+      options->capture = options->capture_arg == "true" ? "" : options->capture_arg;
     log_to_stderr();
     exit_code = run_record(*options);
+  });
+}
+
+void add_top(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<TopOptions>();
+  auto* top = app.add_subcommand(
+      "top",
+      "Show a live table of the functions a Python program spends its time in, refreshed every "
+      "second (like py-spy top): either --pid PID or -- PYTHON SCRIPT ARGS...");
+  top->footer(
+      "Columns: %Own and %Total are the shares of the thread samples of the last second in which "
+      "the function was running (innermost frame) or on the stack; OwnTime and TotalTime the "
+      "seconds since the start, summed over threads. The header shows the samples and failed "
+      "reads, the process's threads, the share of samples in which a sampled thread held the "
+      "GIL and the share of thread samples that were not idle (below 100% only with --idle).\n"
+      "Keys: 1-4 sort by %Own, %Total, OwnTime, TotalTime; L by line or by function; space or p "
+      "pauses the display (sampling goes on); q or Ctrl-C quits. A program that top starts has "
+      "its input and output on /dev/null while top owns the terminal, and is stopped (SIGTERM) "
+      "when top quits.\n"
+      "When stdout or stdin is not a terminal, top samples until the program exits or Ctrl-C "
+      "(SIGINT or SIGTERM), then prints the table once, by own time since the start.");
+  const auto target =
+      add_target_flags(*top, options->pid, options->command, "watch until q, Ctrl-C or its exit");
+  add_sampling_flags(*top, options->sampling, options->native_all);
+  top->add_flag("--full-filenames", options->full_filenames,
+                "Show full file paths instead of paths from the top-level package");
+  top->callback([options, target, &exit_code] {
+    target.require_one();
+    log_to_stderr();
+    exit_code = run_top(*options);
   });
 }
 
@@ -110,6 +131,7 @@ void add_record(CLI::App& app, int& exit_code) {
 void add_commands(CLI::App& app, int& exit_code) {
   add_dump(app, exit_code);
   add_record(app, exit_code);
+  add_top(app, exit_code);
 }
 
 }  // namespace dapprof::app::cli

@@ -27,6 +27,19 @@ std::string frame_text(const model::Frame& f) {
   return fmt::format("{} ({}:{})", f.function, f.file, f.line);
 }
 
+// As py-spy lays them out: the arguments, then the other locals, under the frame.
+void print_locals(const std::vector<model::LocalVariable>& vars) {
+  for (const bool arguments : {true, false}) {
+    bool heading = false;
+    for (const auto& v : vars) {
+      if (v.argument != arguments) continue;
+      if (!heading) fmt::print("        {}:\n", arguments ? "Arguments" : "Locals");
+      heading = true;
+      fmt::print("            {}: {}\n", v.name, v.value);
+    }
+  }
+}
+
 void print_text(const PythonProcess& proc, const model::Snapshot& snap) {
   const auto cmd = joined(command_line(proc.pid()));
   const auto exe = executable(proc.pid());
@@ -36,7 +49,12 @@ void print_text(const PythonProcess& proc, const model::Snapshot& snap) {
     fmt::print("\nThread 0x{:X} ({})", t.info.thread_id, t.status());
     if (!t.info.name.empty()) fmt::print(": \"{}\"", t.info.name);
     fmt::print("\n");
-    for (const auto& f : t.frames) fmt::print("    {}\n", frame_text(f));
+    std::size_t python_frames = 0;  // t.locals has an entry per Python frame
+    for (const auto& f : t.frames) {
+      fmt::print("    {}\n", frame_text(f));
+      if (f.native() || python_frames >= t.locals.size()) continue;
+      print_locals(t.locals[python_frames++]);
+    }
   }
 }
 
@@ -52,6 +70,7 @@ int run_dump(const DumpOptions& options) {
   attach.nonblocking = options.nonblocking;
   attach.native = options.native || options.native_all;
   attach.native_all = options.native_all;
+  attach.locals = options.locals;
   if (attach.native && attach.nonblocking) {
     fmt::print(stderr,
                "dapprof: error: --native needs the program paused while its stacks are read: "

@@ -8,12 +8,14 @@ namespace {
 
 using model::ProfileFormat;
 
-constexpr std::array<std::pair<std::string_view, ProfileFormat>, 5> kNames = {{
+constexpr std::array<std::pair<std::string_view, ProfileFormat>, 7> kNames = {{
     {"flamegraph", ProfileFormat::Flamegraph},
     {"speedscope", ProfileFormat::Speedscope},
     {"raw", ProfileFormat::Collapsed},
     {"chrometrace", ProfileFormat::ChromeTrace},
     {"cpuprofile", ProfileFormat::Cpuprofile},
+    {"pprof", ProfileFormat::Pprof},
+    {"gecko", ProfileFormat::Gecko},
 }};
 static_assert(kNames.size() == model::kProfileFormats.size(), "a format without a name");
 

@@ -1,6 +1,6 @@
 #pragma once
 // `dapprof record --format`: the formats under py-spy's names ("raw" for collapsed stacks) plus
-// "cpuprofile".
+// "cpuprofile", "pprof" and "gecko" (the Firefox Profiler's).
 #include <optional>
 #include <string>
 #include <string_view>

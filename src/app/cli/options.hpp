@@ -1,5 +1,5 @@
 #pragma once
-// What `dapprof dump` and `dapprof record` were asked to do, as parsed from the command line.
+// What `dapprof dump`, `record` and `top` were asked to do, as parsed from the command line.
 #include <sys/types.h>
 
 #include <optional>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model/sampling_settings.hpp"
+#include "sampler/sampler.hpp"
 
 namespace dapprof::app::cli {
 
@@ -16,6 +17,7 @@ struct DumpOptions {
   bool nonblocking = false;
   bool native = false;
   bool native_all = false;  // implies native
+  bool locals = false;
 };
 
 struct RecordOptions {
@@ -28,10 +30,24 @@ struct RecordOptions {
   bool threads = false;
   bool hide_debugger = false;  // the file and summary without debugpy's and pydevd's frames
   bool native_all = false;     // implies native
+  sampler::LineNumbers lines = sampler::LineNumbers::Current;  // --function, --nolineno
+  bool full_filenames = false;  // else short ones where the format is read by people
+  bool hide_progress = false;
+  std::optional<std::string> capture;  // where the started program's stdout and stderr go
+  std::string capture_arg;             // as given on the command line
+};
+
+struct TopOptions {
+  std::optional<pid_t> pid;
+  std::vector<std::string> command;  // program and arguments, when dapprof starts it
+  model::SamplingSettings sampling;
+  bool native_all = false;  // implies native
+  bool full_filenames = false;
 };
 
 // Each returns the process exit code; messages go to stderr.
 int run_dump(const DumpOptions& options);
 int run_record(const RecordOptions& options);
+int run_top(const TopOptions& options);
 
 }  // namespace dapprof::app::cli

@@ -29,6 +29,21 @@ std::string executable(pid_t pid) {
   return ec ? std::string() : path.string();
 }
 
+std::optional<int> thread_count(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.starts_with("Threads:")) {
+      try {
+        return std::stoi(line.substr(8));
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 std::string joined(const std::vector<std::string>& args) {
   std::string out;
   for (const auto& a : args) {

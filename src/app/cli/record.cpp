@@ -1,6 +1,7 @@
 // `dapprof record`: sample a program until it exits, a signal or --duration, then write one
 // profile. Compatible with py-spy's options and with Mercurial's py-spy profiling backend (which
 // waits for one line on stdout, later sends SIGINT, and expects the output and exit status 0).
+#include <fcntl.h>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
 
@@ -16,10 +17,14 @@
 #include "app/cli/child.hpp"
 #include "app/cli/format_names.hpp"
 #include "app/cli/options.hpp"
-#include "app/cli/proc_info.hpp"
 #include "app/cli/progress.hpp"
+#include "app/cli/sampling_flags.hpp"
+#include "app/cli/sampling_target.hpp"
+#include "app/cli/short_filenames.hpp"
 #include "app/cli/signals.hpp"
+#include "common/unique_fd.hpp"
 #include "formats/debugger_view.hpp"
+#include "formats/file_names.hpp"
 #include "formats/summary.hpp"
 #include "formats/writers.hpp"
 #include "sampler/sampler.hpp"
@@ -31,8 +36,6 @@ using Clock = std::chrono::steady_clock;
 using sampler::StopReason;
 using namespace std::chrono_literals;
 
-// How long a program started by record may take to initialise its interpreter.
-constexpr auto kInterpreterStartup = 10s;
 // After Ctrl-C the program we started usually got the signal from the terminal too; give it this
 // long to exit by itself before passing the signal on.
 constexpr auto kChildGrace = 1s;
@@ -66,6 +69,13 @@ std::string default_output(const RecordOptions& o, model::ProfileFormat format) 
   return fmt::format("{}-{:%Y-%m-%dT%H:%M:%S}.{}", stem, local, model::file_extension(format));
 }
 
+// record --capture without a file: beside the profile, named like it.
+std::string capture_file_for(const std::string& profile) {
+  auto log = std::filesystem::path(profile).replace_extension(".log");
+  if (log == std::filesystem::path(profile)) log += ".out";
+  return log.string();
+}
+
 std::string signal_name(int sig) {
   return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : std::to_string(sig);
 }
@@ -95,11 +105,8 @@ int run_record(const RecordOptions& o) {
     fmt::print(stderr, "dapprof: error: unknown format '{}'\n", o.format);
     return 2;
   }
-  const bool native = o.sampling.native || o.native_all;
-  if (native && o.sampling.nonblocking) {
-    fmt::print(stderr,
-               "dapprof: error: --native needs the program paused while its stacks are read: "
-               "drop --nonblocking to include native frames\n");
+  if (const auto conflict = sampling_conflict(o.sampling, o.native_all)) {
+    fmt::print(stderr, "dapprof: error: {}\n", *conflict);
     return 2;
   }
   // Before any thread exists, so that every thread inherits the mask.
@@ -113,37 +120,52 @@ int run_record(const RecordOptions& o) {
     return 1;
   }
 
-  std::optional<Child> child;
-  pid_t pid = 0;
-  std::string name;
-  if (o.pid) {
-    pid = *o.pid;
-    const auto cmd = joined(command_line(pid));
-    name = cmd.empty() ? fmt::format("pid {}", pid) : cmd;
-  } else {
-    auto spawned = Child::spawn(o.command);
-    if (!spawned) {
-      fmt::print(stderr, "dapprof: error: {}\n", spawned.message());
+  UniqueFd capture;
+  std::string capture_path;
+  if (o.capture) {
+    if (o.pid) {
+      fmt::print(stderr,
+                 "dapprof: error: --capture takes the output of a program dapprof starts "
+                 "(-- PROGRAM ARGS), not of a running --pid\n");
+      return 2;
+    }
+    capture_path = !o.capture->empty() ? *o.capture : capture_file_for(path);
+    capture =
+        UniqueFd(::open(capture_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (!capture) {
+      fmt::print(stderr, "dapprof: error: cannot write '{}': {}\n", capture_path,
+                 std::strerror(errno));
       return 1;
     }
-    child.emplace(std::move(*spawned));
-    pid = child->pid();
-    name = joined(o.command);
   }
 
-  sampler::SamplerOptions so{.sampling = o.sampling, .native_all = o.native_all};
-  so.sampling.native = native;
-  if (child) so.wait_for_interpreter = kInterpreterStartup;
+  auto opened =
+      open_target(o.pid, o.command, capture ? ChildIo::Capture : ChildIo::Inherit, capture.get());
+  capture.reset();  // the program has its own copy
+  if (!opened) {
+    fmt::print(stderr, "dapprof: error: {}\n", opened.message());
+    return 1;
+  }
+  SamplingTarget& target = *opened;
+  const pid_t pid = target.pid;
 
+  ShortFilenames short_filenames;
   Recording rec;
-  rec.profile.name = name;
+  rec.profile.name = target.name;
   rec.profile.interval_us = static_cast<std::int64_t>(1e6 / o.sampling.rate_hz);
   rec.start = Clock::now();
-  auto sampling = sampler::Sampler::start(
-      pid, so,
-      [&rec](model::Snapshot&& snap) {
+  rec.profile.start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                  std::chrono::system_clock::now().time_since_epoch())
+                                  .count();
+  auto sampling = start_sampler(
+      target, sampler_options(target, o.sampling, o.native_all, o.lines),
+      [&rec, &short_filenames, learn = !o.full_filenames](model::Snapshot&& snap) {
         std::lock_guard lock(rec.mutex);
+        const std::size_t known = rec.profile.frames().size();
         rec.profile.add_snapshot(snap, rec.start);
+        if (!learn) return;
+        short_filenames.open_root(snap.pid);
+        short_filenames.learn(rec.profile.frames(), known);
       },
       [&rec](StopReason reason, const std::string& message) {
         {
@@ -155,16 +177,6 @@ int run_record(const RecordOptions& o) {
       });
   if (!sampling) {
     fmt::print(stderr, "dapprof: error: {}\n", sampling.message());
-    if (child) {
-      const bool gone = sampling.code() == ErrorCode::ProcessExited ||
-                        sampling.code() == ErrorCode::NoSuchProcess;
-      if (!gone) child->signal(SIGTERM);  // it cannot be sampled: do not leave it behind
-      const int status = child->wait();
-      if (gone) {
-        fmt::print(stderr, "dapprof: {} exited with status {} before it could be sampled\n",
-                   o.command.front(), status);
-      }
-    }
     return 1;
   }
   if (!(*sampling)->warning().empty()) {
@@ -181,7 +193,8 @@ int run_record(const RecordOptions& o) {
   std::optional<int> got_signal;
   std::string why;
   {
-    Progress progress;
+    std::optional<Progress> progress;
+    if (!o.hide_progress) progress.emplace();
     while (true) {
       const auto now = Clock::now();
       if (rec.stopped.load()) break;
@@ -190,7 +203,7 @@ int run_record(const RecordOptions& o) {
         break;
       }
       const auto stats = (*sampling)->stats();
-      progress.update(stats.samples, stats.errors, now - rec.start);
+      if (progress) progress->update(stats.samples, stats.errors, now - rec.start);
       const auto wait = std::min<Clock::duration>(kTick, deadline - now);
       if ((got_signal = signals.wait(std::chrono::ceil<std::chrono::milliseconds>(wait)))) {
         why = fmt::format("interrupted ({})", signal_name(*got_signal));
@@ -214,6 +227,8 @@ int run_record(const RecordOptions& o) {
     }
   }
   rec.profile.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
+  if (!o.full_filenames && formats::shows_short_files(*format))
+    rec.profile = formats::with_files(rec.profile, std::ref(short_filenames));
   formats::write(*format, rec.profile, out,
                  {.threads = o.threads, .hide_debugger = o.hide_debugger});
   out.close();
@@ -224,13 +239,14 @@ int run_record(const RecordOptions& o) {
   fmt::print(stderr, "dapprof> Stopped sampling: {}.\n", why);
   fmt::print(stderr, "dapprof> Wrote {} data to '{}'. Samples: {} Errors: {}\n", o.format, path,
              stats.samples, stats.errors);
-  const auto summary = formats::summarize(
-      o.hide_debugger ? formats::without_debugger(rec.profile) : rec.profile);
+  const auto summary =
+      formats::summarize(o.hide_debugger ? formats::without_debugger(rec.profile) : rec.profile);
   fmt::print(stderr, "{}", formats::format_summary(summary, 5));
+  if (o.capture) fmt::print(stderr, "dapprof> The program's output is in '{}'.\n", capture_path);
   std::fflush(stderr);
 
-  if (child) {
-    const int child_code = finish_child(*child, signals, got_signal);
+  if (target.child) {
+    const int child_code = finish_child(*target.child, signals, got_signal);
     if (code == 0) code = child_code;
   }
   return code;

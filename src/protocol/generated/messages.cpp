@@ -50,6 +50,10 @@ std::string_view to_string(model::ProfileFormat format) {
       return "flamegraph";
     case model::ProfileFormat::ChromeTrace:
       return "chrometrace";
+    case model::ProfileFormat::Pprof:
+      return "pprof";
+    case model::ProfileFormat::Gecko:
+      return "gecko";
   }
   return {};  // not an enumerator
 }
@@ -80,6 +84,22 @@ std::optional<StoppedReason> parse_stopped_reason(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(ContentEncoding value) {
+  switch (value) {
+    case ContentEncoding::Text:
+      return "text";
+    case ContentEncoding::Base64:
+      return "base64";
+  }
+  return {};  // not an enumerator
+}
+
+std::optional<ContentEncoding> parse_content_encoding(std::string_view name) {
+  for (const auto& [known, value] : kContentEncodingNames)
+    if (known == name) return value;
+  return std::nullopt;
+}
+
 namespace {
 
 fields::Check read(const fields::Reader& r, FunctionStats& out) {
@@ -105,6 +125,7 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
   if (auto error = r.integer("batchIntervalMs", kMinBatchIntervalMs, kMaxBatchIntervalMs, " ms",
                              out.batch_interval_ms))
     return error;
+  if (auto error = r.boolean("stacks", out.stacks)) return error;
   if (auto error = r.integer("pid", kMinPid, kMaxPid, "", out.pid)) return error;
   if (auto error = r.not_both("native", out.native, "nonblocking", out.nonblocking,
                               "native stacks can only be read while the threads are paused; set "
@@ -135,6 +156,8 @@ fields::Check read(const fields::Reader& r, StartProfilingResponse& out) {
   if (auto error = r.required("batchIntervalMs")) return error;
   if (auto error = r.integer("batchIntervalMs", 10, 5000, " ms", out.batch_interval_ms))
     return error;
+  if (auto error = r.required("stacks")) return error;
+  if (auto error = r.boolean("stacks", out.stacks)) return error;
   if (auto error = r.string("warning", "", "", out.warning)) return error;
   return std::nullopt;
 }
@@ -187,10 +210,15 @@ fields::Check read(const fields::Reader& r, ExportProfileResponse& out) {
   if (auto error = r.choice<model::ProfileFormat>("format", kProfileFormatNames, out.format))
     return error;
   if (auto error = r.required("fileExtension")) return error;
-  if (auto error = r.string("fileExtension", "^[a-z]+$", "lowercase letters", out.file_extension))
+  if (auto error = r.string("fileExtension", "^[a-z]+(\\.[a-z]+)*$",
+                            "lowercase letters, dot-separated", out.file_extension))
     return error;
   if (auto error = r.required("content")) return error;
   if (auto error = r.string("content", "", "", out.content)) return error;
+  if (auto error = r.required("contentEncoding")) return error;
+  if (auto error = r.choice<ContentEncoding>("contentEncoding", kContentEncodingNames,
+                                             out.content_encoding))
+    return error;
   if (auto error = r.required("sampleCount")) return error;
   if (auto error = r.integer("sampleCount", 0, fields::kNoMaximum, "", out.sample_count))
     return error;
@@ -235,6 +263,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;
   j["batchIntervalMs"] = value.batch_interval_ms;
+  j["stacks"] = value.stacks;
   if (value.pid) j["pid"] = *value.pid;
   return j;
 }
@@ -259,6 +288,7 @@ Json to_json(const StartProfilingResponse& value) {
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;
   j["batchIntervalMs"] = value.batch_interval_ms;
+  j["stacks"] = value.stacks;
   if (!value.warning.empty()) j["warning"] = value.warning;
   return j;
 }
@@ -354,6 +384,7 @@ Json to_json(const ExportProfileResponse& value) {
   j["format"] = to_string(value.format);
   j["fileExtension"] = value.file_extension;
   j["content"] = value.content;
+  j["contentEncoding"] = to_string(value.content_encoding);
   j["sampleCount"] = value.sample_count;
   return j;
 }

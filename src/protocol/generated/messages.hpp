@@ -28,6 +28,8 @@ inline constexpr std::string_view kProfilingData = "profilingData";
 inline constexpr std::string_view kProfilingStopped = "profilingStopped";
 // The capability in the initialize response that says the adapter has them.
 inline constexpr std::string_view kSupportsProfiling = "supportsProfiling";
+// The capability that says startProfiling accepts `stacks`.
+inline constexpr std::string_view kSupportsProfilingStacks = "supportsProfilingStacks";
 
 // body.error.id of error responses, stable so that clients may react to them.
 enum class ProfilingErrorId : int {
@@ -60,13 +62,15 @@ std::string_view to_string(ProfilingErrorId id);
 
 // The protocol's names of the file formats (its "format" fields), in the schemas'
 // order.
-inline constexpr std::array<std::pair<std::string_view, model::ProfileFormat>, 5>
+inline constexpr std::array<std::pair<std::string_view, model::ProfileFormat>, 7>
     kProfileFormatNames = {{
         {"speedscope", model::ProfileFormat::Speedscope},
         {"cpuprofile", model::ProfileFormat::Cpuprofile},
         {"collapsed", model::ProfileFormat::Collapsed},
         {"flamegraph", model::ProfileFormat::Flamegraph},
         {"chrometrace", model::ProfileFormat::ChromeTrace},
+        {"pprof", model::ProfileFormat::Pprof},
+        {"gecko", model::ProfileFormat::Gecko},
     }};
 inline constexpr model::ProfileFormat kDefaultProfileFormat = model::ProfileFormat::Speedscope;
 std::string_view to_string(model::ProfileFormat format);
@@ -87,6 +91,16 @@ std::optional<StoppedReason> parse_stopped_reason(std::string_view name);
 // Absent means "program". Independent of native: a compiled pydevd frame is both.
 inline constexpr std::string_view kFrameOriginProgram = "program";
 inline constexpr std::string_view kFrameOriginDebugger = "debugger";
+
+// How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
+// writes the decoded bytes to the file.
+enum class ContentEncoding { Text, Base64 };
+inline constexpr std::array<std::pair<std::string_view, ContentEncoding>, 2> kContentEncodingNames = {{
+    {"text", ContentEncoding::Text},
+    {"base64", ContentEncoding::Base64},
+}};
+std::string_view to_string(ContentEncoding value);
+std::optional<ContentEncoding> parse_content_encoding(std::string_view name);
 
 // Ranges and defaults of the requests' integer arguments.
 inline constexpr int kDefaultRateHz = 100;
@@ -118,7 +132,10 @@ inline constexpr std::string_view kPythonThreadId = "pythonThreadId";
 }  // namespace thread
 namespace profiling_data {
 inline constexpr std::string_view kNewFrames = "newFrames";
+inline constexpr std::string_view kNewStacks = "newStacks";
 inline constexpr std::string_view kSamples = "samples";
+inline constexpr std::string_view kStackIds = "stackIds";
+inline constexpr std::string_view kStackCounts = "stackCounts";
 inline constexpr std::string_view kSampleCount = "sampleCount";
 inline constexpr std::string_view kDuration = "duration";
 inline constexpr std::string_view kThreadIds = "threadIds";
@@ -164,6 +181,10 @@ struct StartProfilingArguments {
   bool subprocesses = false;
   // How often profilingData events are sent, in milliseconds. Default 100.
   int batch_interval_ms = kDefaultBatchIntervalMs;
+  // Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,
+  // and profilingData carries stackIds, stackCounts and threadIds instead of samples. Default
+  // false: every sample's frame IDs in samples.
+  bool stacks = false;
   // The process to profile: the debuggee (default) or one of its descendants.
   std::optional<pid_t> pid;
 
@@ -198,6 +219,10 @@ struct StartProfilingResponse {
   bool subprocesses = false;
   // How often profilingData events are sent, in milliseconds. Default 100.
   int batch_interval_ms = 0;
+  // Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,
+  // and profilingData carries stackIds, stackCounts and threadIds instead of samples. Default
+  // false: every sample's frame IDs in samples.
+  bool stacks = false;
   // Present when the user should be told something about this run, e.g. that the interpreter is a
   // Python version newer than the tested ones, sampled because its _Py_DebugOffsets have the shape
   // of a known version's.
@@ -296,10 +321,15 @@ Json to_json(const ExportProfileArguments& value);
 struct ExportProfileResponse {
   // The format of content.
   model::ProfileFormat format = model::ProfileFormat::Speedscope;
-  // The usual extension of a file in this format, without the dot (json, cpuprofile, txt, svg).
+  // The usual extension of a file in this format, without the leading dot (json, cpuprofile, txt,
+  // svg, pb.gz).
   std::string file_extension;
-  // The document (UTF-8 text in every format).
+  // The document: the text itself (UTF-8) in every format but pprof, whose gzipped bytes are
+  // base64-encoded (contentEncoding).
   std::string content;
+  // How content holds the document: text, or base64 of the bytes of a binary format (pprof). A
+  // client writes the decoded bytes to the file.
+  ContentEncoding content_encoding = ContentEncoding::Text;
   // Samples in the document.
   std::uint64_t sample_count = 0;
 

@@ -21,6 +21,18 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How the processes of a run are read: the same for the main process and its children.
+AttachOptions attach_options(const SamplerOptions& o) {
+  AttachOptions a;
+  a.nonblocking = o.sampling.nonblocking;
+  a.native = o.sampling.native;
+  a.wait_for_interpreter = o.wait_for_interpreter;
+  a.native_all = o.native_all;
+  a.skip_idle = !o.sampling.idle;
+  a.lines = o.lines;
+  return a;
+}
+
 // How often descendants are looked for, and how long a new one may take to look like Python.
 constexpr auto kChildScanPeriod = std::chrono::milliseconds(150);
 constexpr auto kDefaultChildWindow = std::chrono::milliseconds(2000);
@@ -68,7 +80,9 @@ class LoopSampler final : public Sampler {
   const std::string& warning() const override { return main_->warning(); }
 
  private:
-  enum class Outcome { Delivered, Failed, Exited };
+  // Denied: the process may no longer be read (it made itself non-dumpable, or changed its user
+  // ids): every later sample would fail the same way, so sampling stops with the fix.
+  enum class Outcome { Delivered, Failed, Exited, Denied };
 
   void run() {
     {
@@ -83,11 +97,8 @@ class LoopSampler final : public Sampler {
     try {
       std::optional<loop::Children> children;
       if (options_.sampling.subprocesses) {
-        AttachOptions attach{options_.sampling.nonblocking,
-                             options_.sampling.native,
-                             {},
-                             options_.native_all,
-                             !options_.sampling.idle};
+        AttachOptions attach = attach_options(options_);
+        attach.wait_for_interpreter = {};
         children.emplace(main_->pid(), attach,
                          options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
                                                                    : kDefaultChildWindow);
@@ -95,9 +106,13 @@ class LoopSampler final : public Sampler {
       loop::Schedule schedule(Clock::now(), options_.sampling.rate_hz);
       auto next_scan = Clock::now();
       while (!wait_for(schedule.next())) {
-        if (sample(*main_) == Outcome::Exited) {
+        if (const auto outcome = sample(*main_); outcome == Outcome::Exited) {
           reason = StopReason::Exited;
           message = fmt::format("process {} exited", main_->pid());
+          break;
+        } else if (outcome == Outcome::Denied) {
+          reason = StopReason::Error;
+          message = denied_message_;
           break;
         }
         {
@@ -138,6 +153,10 @@ class LoopSampler final : public Sampler {
       if (errors_.fetch_add(1, std::memory_order_relaxed) == 0 || code != last_error_code_)
         spdlog::debug("sampling process {}: {}", proc.pid(), snap.message());
       last_error_code_ = code;
+      if (code == ErrorCode::PermissionDenied) {
+        denied_message_ = snap.message();
+        return Outcome::Denied;
+      }
       return Outcome::Failed;
     }
     model::Snapshot s = std::move(*snap);
@@ -156,6 +175,7 @@ class LoopSampler final : public Sampler {
     for (auto& child : children.attached()) {
       switch (sample(*child.process)) {
         case Outcome::Exited:
+        case Outcome::Denied:
           to_drop.push_back(child.process->pid());
           break;
         case Outcome::Failed:
@@ -187,6 +207,7 @@ class LoopSampler final : public Sampler {
   std::mutex join_mutex_;
   std::atomic<std::uint64_t> samples_{0}, errors_{0}, late_{0};
   ErrorCode last_error_code_ = ErrorCode::Generic;
+  std::string denied_message_;  // of the last Outcome::Denied
 };
 
 }  // namespace
@@ -197,9 +218,7 @@ Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions&
   if (!(sampling.rate_hz > 0))
     return Error{fmt::format("sampling rate must be positive (got {})", sampling.rate_hz),
                  ErrorCode::InvalidArgument};
-  AttachOptions attach{sampling.nonblocking, sampling.native, options.wait_for_interpreter,
-                       options.native_all, !sampling.idle};
-  auto proc = PythonProcess::attach(pid, attach);
+  auto proc = PythonProcess::attach(pid, attach_options(options));
   if (!proc) return proc.error();
   auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),
                                                std::move(on_stop));

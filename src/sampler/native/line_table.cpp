@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <string_view>
 
 #include "sampler/native/elf_symbols.hpp"
@@ -72,7 +73,7 @@ struct Reader {
       if (shift < 64) v |= static_cast<std::int64_t>(std::uint64_t{b & 0x7fu} << shift);
       shift += 7;
     } while (b & 0x80);
-    if (shift < 64 && (b & 0x40)) v |= -(std::int64_t{1} << shift);
+    if (shift < 64 && (b & 0x40)) v |= static_cast<std::int64_t>(~std::uint64_t{0} << shift);
     return v;
   }
   std::string_view cstring() {
@@ -131,6 +132,13 @@ struct Row {
   std::uint64_t address = 0;
   std::uint64_t file = 1;
   std::int64_t line = 1;
+
+  // Wraps as the address register does: a corrupt program's deltas may add up past 64 bits, and
+  // find() refuses a line beyond int's range whatever it wrapped to.
+  void advance_line(std::int64_t delta) {
+    line = static_cast<std::int64_t>(static_cast<std::uint64_t>(line) +
+                                     static_cast<std::uint64_t>(delta));
+  }
 };
 
 // Runs a line program from `start` (the beginning of a sequence) to the end of its unit, calling
@@ -144,7 +152,7 @@ bool run(std::span<const std::byte> section, const auto& unit, std::size_t start
     if (op >= unit.opcode_base) {
       const unsigned adjusted = op - unit.opcode_base;
       state.address += (adjusted / unit.line_range) * unit.min_instruction_length;
-      state.line += unit.line_base + static_cast<int>(adjusted % unit.line_range);
+      state.advance_line(unit.line_base + static_cast<int>(adjusted % unit.line_range));
       if (!row(state, false, r.pos)) return true;
       continue;
     }
@@ -170,7 +178,7 @@ bool run(std::span<const std::byte> section, const auto& unit, std::size_t start
         state.address += r.uleb() * unit.min_instruction_length;
         break;
       case DW_LNS_advance_line:
-        state.line += r.sleb();
+        state.advance_line(r.sleb());
         break;
       case DW_LNS_set_file:
         state.file = r.uleb();
@@ -231,6 +239,10 @@ bool LineTable::index_unit(std::size_t offset, std::size_t& next) {
         formats.emplace_back(type, r.uleb());
       }
       const std::uint64_t count = r.uleb();
+      // Every entry takes at least a byte, unless no format describes it: a count beyond the
+      // bytes left (or entries of nothing) would only fill the table with empty names.
+      if (count > 0 && (formats.empty() || count > line_.size() - std::min(r.pos, line_.size())))
+        r.bad = true;
       for (std::uint64_t e = 0; e < count && !r.bad; ++e) {
         std::string_view path;
         std::uint64_t dir = 0;
@@ -354,7 +366,9 @@ std::optional<SourceLine> LineTable::find(std::uint64_t vaddr) const {
     previous = row;
     return true;
   });
-  if (!found || found->line <= 0) return std::nullopt;
+  // A line register beyond int's range is no line a source file has (a corrupt program).
+  if (!found || found->line <= 0 || found->line > std::numeric_limits<int>::max())
+    return std::nullopt;
   if (found->file >= unit.files.size()) return SourceLine{"", static_cast<int>(found->line)};
   const auto [dir, name] = unit.files[found->file];
   std::string directory;

@@ -58,6 +58,7 @@ Status ProcessMemory::read_ahead(Address addr, void* out, std::size_t size) cons
     std::memcpy(out, p, size);
     return Ok{};
   }
+  if (sample_) sample_->missed();
   Chunk chunk{addr, out, size};
   return transfer(std::span<const Chunk>(&chunk, 1));
 }
@@ -73,7 +74,9 @@ Status ProcessMemory::read_many(std::span<const Chunk> chunks) const {
       pending_.push_back(c);
     }
   }
-  return pending_.empty() ? Status{Ok{}} : transfer(pending_);
+  if (pending_.empty()) return Ok{};
+  sample_->missed();
+  return transfer(pending_);
 }
 
 namespace {
@@ -94,6 +97,11 @@ ssize_t readv_once(pid_t pid, std::span<const ProcessMemory::Chunk> chunks, std:
 
 ProcessMemory::Moved ProcessMemory::move(std::span<const Chunk> chunks) const {
   Moved moved;
+  if (source_) {
+    ++syscalls_;  // one batch, as the process's would be one call
+    moved.whole = source_->copy(chunks);
+    return moved;
+  }
   while (!chunks.empty()) {
     const std::size_t n = std::min(chunks.size(), kMaxIov);
     std::size_t total = 0;

@@ -17,7 +17,25 @@ class SampleReads;
 
 class ProcessMemory {
  public:
+  // A read of `size` bytes at `addr` into `out`; several go to the process in one system call.
+  struct Chunk {
+    Address addr;
+    void* out;
+    std::size_t size;
+  };
+  // Where the bytes come from instead of a process: an address space a test or a fuzz target
+  // makes up. Asked once per batch of chunks (what would be one system call), so the sampler's
+  // own reads pay one untaken branch per batch, nothing per byte or per chunk.
+  class Source {
+   public:
+    virtual ~Source() = default;
+    // Copies `chunks` in order until one is not mapped whole; how many were copied.
+    virtual std::size_t copy(std::span<const Chunk> chunks) const = 0;
+  };
+
   explicit ProcessMemory(pid_t pid) : pid_(pid) {}
+  // Reads from `source`, which must outlive this; `pid` only names the target in errors.
+  ProcessMemory(pid_t pid, const Source& source) : pid_(pid), source_(&source) {}
   pid_t pid() const { return pid_; }
 
   // Reads exactly `size` bytes at `addr`. A short read is an error. Errors carry a code:
@@ -34,11 +52,6 @@ class ProcessMemory {
   Result<Address> read_pointer(Address addr) const { return read<Address>(addr); }
 
   // Several reads in one system call (one iovec each).
-  struct Chunk {
-    Address addr;
-    void* out;
-    std::size_t size;
-  };
   Status read_many(std::span<const Chunk> chunks) const;
   // How many of `chunks`, from the first, were read whole (the transfer stops at the first
   // unmapped one). Never served from a sample's bytes, never noted: for SampleReads itself.
@@ -77,6 +90,7 @@ class ProcessMemory {
   Status transfer(std::span<const Chunk> chunks) const;
 
   pid_t pid_;
+  const Source* source_ = nullptr;  // null: the process's own memory
   SampleReads* sample_ = nullptr;
   mutable std::uint64_t syscalls_ = 0;
   mutable std::vector<Chunk> pending_;  // read_many's uncached chunks, kept to reuse capacity

@@ -18,6 +18,7 @@ constexpr std::size_t kMaxNoted = 1 << 16;
 
 void SampleReads::begin(const ProcessMemory& memory) {
   active_ = true;
+  complete_ = true;
   used_.clear();
   if (!regions_.empty()) fetch(memory);
 }

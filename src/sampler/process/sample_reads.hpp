@@ -25,6 +25,13 @@ class SampleReads {
   const std::byte* find(Address addr, std::size_t size) const;
   // A read of this sample, whether served or not: the next plan covers it.
   void note(Address addr, std::size_t size);
+  // A read of this sample that the fetched bytes did not serve (made later, so of a later
+  // instant than the rest).
+  void missed() {
+    if (active_) complete_ = false;
+  }
+  // Whether every read of the last sample begun was served from its fetch.
+  bool complete() const { return complete_; }
 
   // The next sample's plan, for tests and benchmarks.
   std::vector<std::pair<Address, std::size_t>> plan() const;
@@ -39,6 +46,7 @@ class SampleReads {
   void fetch(const ProcessMemory& memory);
 
   bool active_ = false;
+  bool complete_ = true;
   std::vector<Region> regions_;  // sorted by address, disjoint
   std::vector<std::byte> data_;
   std::vector<std::pair<Address, std::size_t>> used_;  // this sample's reads

@@ -34,6 +34,8 @@ CodeInfo CodeCache::identity(std::span<const std::byte> header) const {
   info.linetable_ptr = field<Address>(header, l.code_linetable);
   info.first_line = field<int>(header, l.code_firstlineno);
   info.first_traceable = field<int>(header, l.code_firsttraceable);
+  // A code object is a variable-size object like a tuple: its size word is where a tuple's is.
+  if (l.at_least(3, 11)) info.code_units = field<std::int64_t>(header, l.tuple_size);
   return info;
 }
 
@@ -43,7 +45,8 @@ Result<const CodeInfo*> CodeCache::get(Address code, std::span<const std::byte> 
     const CodeInfo& c = it->second;
     if (c.name_ptr == fresh.name_ptr && c.qualname_ptr == fresh.qualname_ptr &&
         c.filename_ptr == fresh.filename_ptr && c.linetable_ptr == fresh.linetable_ptr &&
-        c.first_line == fresh.first_line && c.first_traceable == fresh.first_traceable) {
+        c.first_line == fresh.first_line && c.first_traceable == fresh.first_traceable &&
+        c.code_units == fresh.code_units) {
       return &c;
     }
     cache_.erase(it);

@@ -27,7 +27,8 @@ struct CodeInfo {
   std::string function;  // co_qualname where the version has it, else co_name
   std::string file;
   std::vector<std::uint8_t> linetable;
-  int first_traceable = 0;  // 3.11+: _co_firsttraceable (code units)
+  int first_traceable = 0;       // 3.11+: _co_firsttraceable (code units)
+  std::int64_t code_units = -1;  // 3.11+: the object's size, in code units; -1 if unknown
 
   // Memoised: the same few instructions of a code object are sampled over and over. A small
   // direct-mapped table: no allocation, no hashing beyond the offset's low bits.
@@ -43,6 +44,13 @@ struct CodeInfo {
     int line = 0;
   };
   mutable std::array<LineSlot, 16> lines{};
+
+  // 3.11+: whether an instruction pointer `byte_offset` bytes past the bytecode's start can be
+  // this code's (one before the first instruction is: a frame not started yet). A frame struct
+  // copied while the program rewrote it may pair one code object with another's pointer.
+  bool holds_offset(std::int64_t byte_offset) const {
+    return code_units < 0 || (byte_offset >= -2 && byte_offset <= code_units * 2);
+  }
 };
 
 class CodeCache {

@@ -111,17 +111,25 @@ class DebugOffsets {
   const GeneratedLayout& shape_;
 };
 
-// Field offsets must lie inside their structs; anything else means a misread.
+// Field offsets must lie inside their structs; anything else means a misread (or a hostile
+// target). The readers copy a struct whole and take these fields from the copy unchecked, so
+// every field they read so must be checked here. No sum overflows: apply() bounds each offset.
 Status check_plausible(const Layout& l) {
-  const bool inside = l.tstate_native_thread_id + 8 <= l.tstate_size &&
-                      l.tstate_current_frame + 8 <= l.tstate_size &&
-                      l.frame_previous + 8 <= l.frame_size && l.frame_instr + 8 <= l.frame_size &&
-                      l.frame_owner < l.frame_size && l.code_linetable + 8 <= l.code_size &&
-                      l.code_qualname + 8 <= l.code_size && l.code_code_adaptive <= l.code_size;
-  const bool bounded =
-      std::max({l.tstate_size, l.frame_size, l.code_size, l.interp_modules, l.interp_threads_head,
-                l.runtime_interpreters_head}) < kMaxStructSize;
-  if (inside && bounded) return Ok{};
+  const auto in = [](std::uint64_t field, std::uint64_t size, std::uint64_t struct_size) {
+    return field + size <= struct_size;
+  };
+  const bool tstate =
+      in(l.tstate_next, 8, l.tstate_size) && in(l.tstate_interp, 8, l.tstate_size) &&
+      in(l.tstate_current_frame, 8, l.tstate_size) && in(l.tstate_thread_id, 8, l.tstate_size) &&
+      in(l.tstate_native_thread_id, 8, l.tstate_size);
+  const bool frame = in(l.frame_previous, 8, l.frame_size) && in(l.frame_code, 8, l.frame_size) &&
+                     in(l.frame_instr, 8, l.frame_size) && in(l.frame_owner, 1, l.frame_size);
+  const bool code = in(l.code_linetable, 8, l.code_size) && in(l.code_qualname, 8, l.code_size) &&
+                    in(l.code_code_adaptive, 0, l.code_size);
+  const bool str = in(l.unicode_length, 8, l.unicode_ascii_size) &&
+                   in(l.unicode_state, 4, l.unicode_ascii_size) &&
+                   in(l.unicode_ascii_size, 0, l.unicode_compact_size);
+  if (tstate && frame && code && str) return Ok{};
   return Error{"_Py_DebugOffsets holds implausible offsets", ErrorCode::UnsupportedVersion};
 }
 
@@ -129,8 +137,16 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   auto layout = layout_for(base.major, base.minor);
   if (!layout) return layout.error();
   const Layout table = *layout;
+  // Each offset the target gives lies in a struct of reasonable size: the readers size their
+  // copies of structs from these, and sum them.
   for (const auto& b : kDebugBindings) {
-    if (auto v = debug.word(b.name)) (*layout).*(b.member) = *v;
+    const auto v = debug.word(b.name);
+    if (!v) continue;
+    if (*v >= kMaxStructSize) {
+      return Error{fmt::format("_Py_DebugOffsets holds an implausible {}", b.name),
+                   ErrorCode::UnsupportedVersion};
+    }
+    (*layout).*(b.member) = *v;
   }
   // The GIL's fields, as offsets inside struct _gil_runtime_state rather than the interpreter.
   const auto gil = debug.word("interpreter_state.gil_runtime_state");

@@ -35,6 +35,7 @@ constexpr FieldBinding kBindings[] = {
     {"frame.lasti", &Layout::frame_lasti},
     {"frame.instr", &Layout::frame_instr},
     {"frame.owner", &Layout::frame_owner},
+    {"frame.localsplus", &Layout::frame_localsplus},
     {"code.size", &Layout::code_size},
     {"code.name", &Layout::code_name},
     {"code.filename", &Layout::code_filename},
@@ -43,6 +44,15 @@ constexpr FieldBinding kBindings[] = {
     {"code.qualname", &Layout::code_qualname},
     {"code.code_adaptive", &Layout::code_code_adaptive},
     {"code.firsttraceable", &Layout::code_firsttraceable},
+    {"code.argcount", &Layout::code_argcount},
+    {"code.kwonlyargcount", &Layout::code_kwonlyargcount},
+    {"code.flags", &Layout::code_flags},
+    {"code.nlocals", &Layout::code_nlocals},
+    {"code.varnames", &Layout::code_varnames},
+    {"code.cellvars", &Layout::code_cellvars},
+    {"code.freevars", &Layout::code_freevars},
+    {"code.localsplusnames", &Layout::code_localsplusnames},
+    {"code.localspluskinds", &Layout::code_localspluskinds},
     {"unicode.length", &Layout::unicode_length},
     {"unicode.state", &Layout::unicode_state},
     {"unicode.ascii_size", &Layout::unicode_ascii_size},
@@ -51,7 +61,13 @@ constexpr FieldBinding kBindings[] = {
     {"bytes.sval", &Layout::bytes_sval},
     {"long.size", &Layout::long_size},
     {"long.digit", &Layout::long_digit},
+    {"tuple.size", &Layout::tuple_size},
+    {"tuple.items", &Layout::tuple_items},
+    {"list.size", &Layout::list_size},
+    {"float.value", &Layout::float_value},
+    {"cell.ref", &Layout::cell_ref},
     {"object.type", &Layout::object_type},
+    {"type.name", &Layout::type_name},
     {"type.basicsize", &Layout::type_basicsize},
     {"type.dictoffset", &Layout::type_dictoffset},
     {"type.flags", &Layout::type_flags},
@@ -141,6 +157,11 @@ std::string missing_fields(const Layout& l) {
         old_frames)
       continue;
     if (n == "keys.size" && !old_frames) continue;
+    if ((n == "code.nlocals" || n == "code.varnames" || n == "code.cellvars" ||
+         n == "code.freevars") &&
+        !old_frames)
+      continue;
+    if ((n == "code.localsplusnames" || n == "code.localspluskinds") && old_frames) continue;
     need(n, l.*(b.member));
   }
   return missing;

@@ -44,9 +44,10 @@ struct Layout {
   std::uint64_t frame_size = kAbsent;
   std::uint64_t frame_previous = kAbsent;
   std::uint64_t frame_code = kAbsent;
-  std::uint64_t frame_lasti = kAbsent;  // int, 3.8-3.10
-  std::uint64_t frame_instr = kAbsent;  // _Py_CODEUNIT*, 3.11+
-  std::uint64_t frame_owner = kAbsent;  // char, 3.11+
+  std::uint64_t frame_lasti = kAbsent;       // int, 3.8-3.10
+  std::uint64_t frame_instr = kAbsent;       // _Py_CODEUNIT*, 3.11+
+  std::uint64_t frame_owner = kAbsent;       // char, 3.11+
+  std::uint64_t frame_localsplus = kAbsent;  // the fast locals (then cells, free variables)
   // PyCodeObject
   std::uint64_t code_size = kAbsent;
   std::uint64_t code_name = kAbsent;
@@ -56,6 +57,17 @@ struct Layout {
   std::uint64_t code_qualname = kAbsent;   // 3.11+
   std::uint64_t code_code_adaptive = kAbsent;
   std::uint64_t code_firsttraceable = kAbsent;
+  // The names of the fast locals: co_varnames, co_cellvars, co_freevars and the count of the
+  // first (3.8-3.10), or co_localsplusnames and co_localspluskinds (3.11+).
+  std::uint64_t code_argcount = kAbsent;  // ints: the arguments are the first locals
+  std::uint64_t code_kwonlyargcount = kAbsent;
+  std::uint64_t code_flags = kAbsent;  // CO_VARARGS, CO_VARKEYWORDS add one each
+  std::uint64_t code_nlocals = kAbsent;
+  std::uint64_t code_varnames = kAbsent;
+  std::uint64_t code_cellvars = kAbsent;
+  std::uint64_t code_freevars = kAbsent;
+  std::uint64_t code_localsplusnames = kAbsent;
+  std::uint64_t code_localspluskinds = kAbsent;
   // str, bytes, int
   std::uint64_t unicode_length = kAbsent;
   std::uint64_t unicode_state = kAbsent;
@@ -65,8 +77,15 @@ struct Layout {
   std::uint64_t bytes_sval = kAbsent;
   std::uint64_t long_size = kAbsent;  // ob_size (3.8-3.11) or lv_tag (3.12+)
   std::uint64_t long_digit = kAbsent;
+  // tuples, lists, floats, cells
+  std::uint64_t tuple_size = kAbsent;
+  std::uint64_t tuple_items = kAbsent;
+  std::uint64_t list_size = kAbsent;
+  std::uint64_t float_value = kAbsent;
+  std::uint64_t cell_ref = kAbsent;
   // objects, types, dicts
   std::uint64_t object_type = kAbsent;
+  std::uint64_t type_name = kAbsent;  // tp_name, a C string
   std::uint64_t type_basicsize = kAbsent;
   std::uint64_t type_dictoffset = kAbsent;
   std::uint64_t type_flags = kAbsent;

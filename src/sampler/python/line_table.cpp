@@ -1,30 +1,40 @@
 #include "sampler/python/line_table.hpp"
 
 #include <cstddef>
+#include <limits>
 
 namespace dapprof::sampler::python {
 namespace {
 
-int lnotab(std::span<const std::uint8_t> t, int line, std::int64_t offset) {
+// Lines are summed in 64 bits, where no table's deltas can overflow them (a 3.11+ delta beyond
+// int's range is refused, and the sum checked after each); one that leaves int's range comes from
+// a torn table or first line: no line, rather than a wrapped one.
+bool fits(std::int64_t line) {
+  return line >= std::numeric_limits<int>::min() && line <= std::numeric_limits<int>::max();
+}
+int as_line(std::int64_t line) { return fits(line) ? static_cast<int>(line) : 0; }
+
+int lnotab(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
+  std::int64_t line = first_line;
   std::int64_t addr = 0;
   for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
     addr += t[i];
     if (addr > offset) break;
     line += static_cast<std::int8_t>(t[i + 1]);
   }
-  return line;
+  return as_line(line);
 }
 
 int linetable310(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
   std::int64_t end = 0;
-  int computed = first_line;
+  std::int64_t computed = first_line;
   for (std::size_t i = 0; i + 1 < t.size(); i += 2) {
     const std::int64_t start = end;
     end += t[i];
     const auto delta = static_cast<std::int8_t>(t[i + 1]);
     const bool no_line = delta == -128;
     if (!no_line) computed += delta;
-    if (start <= offset && offset < end) return no_line ? 0 : computed;
+    if (start <= offset && offset < end) return no_line ? 0 : as_line(computed);
   }
   return 0;
 }
@@ -50,8 +60,13 @@ struct Cursor {
     }
     return value;
   }
+  // CPython writes C ints: a larger one is a torn table, not a delta to add.
   std::int64_t svarint() {
     const std::uint64_t v = varint();
+    if ((v >> 1) > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      ok = false;
+      return 0;
+    }
     const auto magnitude = static_cast<std::int64_t>(v >> 1);
     return (v & 1) ? -magnitude : magnitude;
   }
@@ -91,7 +106,7 @@ int locations311(std::span<const std::uint8_t> t, int first_line, std::int64_t o
         c.byte();
         break;
     }
-    if (!c.ok) return 0;
+    if (!c.ok || !fits(line)) return 0;
     if (addr <= offset && offset < addr + length) {
       return has_line ? static_cast<int>(line) : 0;
     }

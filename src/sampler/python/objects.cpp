@@ -1,5 +1,6 @@
 #include "sampler/python/objects.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -12,15 +13,6 @@ constexpr std::uint64_t kMaxEntries = 1 << 16;          // dicts we read are sma
 constexpr std::uint64_t kMaxBytes = 16 << 20;           // line tables
 constexpr std::uint64_t kTpflagsManagedDict = 1 << 4;   // 3.11+
 constexpr std::uint64_t kTpflagsInlineValues = 1 << 2;  // 3.13+
-
-template <typename T>
-T load(const std::vector<std::byte>& buf, std::uint64_t offset) {
-  T v{};
-  if (offset + sizeof(T) <= buf.size()) std::memcpy(&v, buf.data() + offset, sizeof(T));
-  return v;
-}
-
-Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
 
 }  // namespace
 
@@ -35,7 +27,7 @@ Result<Address> Objects::type_of(Address object) const {
   return *t;
 }
 
-Result<std::string> Objects::str(Address object) const {
+Result<std::string> Objects::str(Address object, std::size_t max_chars, std::size_t* length) const {
   if (!plausible(object)) return torn("implausible str address");
   // The header of a short ASCII string can be smaller than PyCompactUnicodeObject: read the
   // larger size first, the smaller one if that crossed into unmapped memory.
@@ -52,14 +44,17 @@ Result<std::string> Objects::str(Address object) const {
   if (!h) return h.error();
   Address data = object + h->data_offset;
   if (h->data_is_pointer) data = load<Address>(header, h->data_offset);
-  std::vector<std::byte> chars(h->length * static_cast<unsigned>(h->kind));
+  if (length) *length = h->length;
+  const std::size_t count = std::min<std::size_t>(h->length, max_chars);
+  std::vector<std::byte> chars(count * static_cast<unsigned>(h->kind));
   if (!chars.empty()) {
     if (auto s = mem_.read(data, chars.data(), chars.size()); !s) return as_torn(s.error());
   }
-  return code_points_to_utf8(chars, h->kind, h->length);
+  return code_points_to_utf8(chars, h->kind, count);
 }
 
-Result<std::vector<std::uint8_t>> Objects::bytes(Address object) const {
+Result<std::vector<std::uint8_t>> Objects::bytes(Address object, std::size_t max_size,
+                                                 std::size_t* length) const {
   if (!plausible(object)) return torn("implausible bytes address");
   std::vector<std::byte> header(l_.bytes_sval);
   if (auto s = mem_.read(object, header.data(), header.size()); !s) return as_torn(s.error());
@@ -68,7 +63,8 @@ Result<std::vector<std::uint8_t>> Objects::bytes(Address object) const {
   }
   const auto size = load<std::int64_t>(header, l_.bytes_size);
   if (size < 0 || static_cast<std::uint64_t>(size) > kMaxBytes) return torn("absurd bytes size");
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(size));
+  if (length) *length = static_cast<std::size_t>(size);
+  std::vector<std::uint8_t> out(std::min(static_cast<std::size_t>(size), max_size));
   if (!out.empty()) {
     if (auto s = mem_.read(object + l_.bytes_sval, out.data(), out.size()); !s) {
       return as_torn(s.error());

@@ -2,7 +2,9 @@
 // Reading Python objects (str, bytes, int, dict, instance attributes) out of another process's
 // memory, for one CPython layout. Every read is checked for plausibility: in a running target a
 // pointer may be stale, and that must end in an error (TornRead), never in a crash or a hang.
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +33,19 @@ inline bool plausible(Address address) {
   return address >= 4096 && address < (Address{1} << 47) && address % 8 == 0;
 }
 
+// A field of a structure copied out of the target; zero if the copy is too short for it (or the
+// field is kAbsent: the test must not overflow).
+template <typename T>
+T load(const std::vector<std::byte>& buf, std::uint64_t offset) {
+  T v{};
+  if (offset <= buf.size() && sizeof(T) <= buf.size() - offset)
+    std::memcpy(&v, buf.data() + offset, sizeof(T));
+  return v;
+}
+
+// What a read of a running target that found inconsistent data returns.
+inline Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
+
 // A read error as seen by the stack walker: unmapped addresses become TornRead (the process is
 // alive, so the pointer was stale); process exit and permission errors keep their code.
 Error as_torn(const Error& e);
@@ -45,8 +60,13 @@ class Objects {
   const TypeAddresses& types() const { return types_; }
 
   Result<Address> type_of(Address object) const;
-  Result<std::string> str(Address object) const;  // UTF-8
-  Result<std::vector<std::uint8_t>> bytes(Address object) const;
+  // UTF-8; with max_chars, only that many code points are read, and `length` (if given)
+  // receives the whole string's.
+  Result<std::string> str(Address object, std::size_t max_chars = SIZE_MAX,
+                          std::size_t* length = nullptr) const;
+  // The same for bytes, counted in bytes.
+  Result<std::vector<std::uint8_t>> bytes(Address object, std::size_t max_size = SIZE_MAX,
+                                          std::size_t* length = nullptr) const;
   Result<std::uint64_t> unsigned_int(Address object) const;  // non-negative ints up to 64 bits
 
   struct Item {

@@ -21,6 +21,7 @@
 #include "sampler/python/activity.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/layout.hpp"
+#include "sampler/python/locals.hpp"
 #include "sampler/python/pthread_tids.hpp"
 #include "sampler/python/stack_walk.hpp"
 #include "sampler/python/thread_names.hpp"
@@ -38,6 +39,8 @@ constexpr int kMaxInterpreters = 64;
 constexpr auto kIdleRecheck = std::chrono::milliseconds(50);
 // Consistent reads: how many unpaused reads may find a stack moving before a sample pauses.
 constexpr int kUnpausedAttempts = 2;
+// ... and how many may read past the fetch (the first sample, a stack that grew) before one does.
+constexpr int kRefetches = 2;
 // How old the list of the process's TIDs may get before it is listed again, and how soon a
 // missing TID may have it listed again.
 constexpr auto kTaskListAge = std::chrono::milliseconds(100);
@@ -55,7 +58,7 @@ class PythonProcessImpl final : public PythonProcess {
         layout_(layout),
         objects_(memory_, layout_, interp_.types),
         codes_(objects_),
-        walker_(objects_, codes_, options.nonblocking),
+        walker_(objects_, codes_, options.nonblocking, options.lines),
         names_(objects_),
         native_(std::move(native)),
         warning_(std::move(warning)) {
@@ -116,14 +119,20 @@ class PythonProcessImpl final : public PythonProcess {
   // See AttachOptions::nonblocking.
   Result<model::Snapshot> consistent_snapshot() {
     if (options_.nonblocking) return take(Read::Unpaused);
-    if (!native_) {
-      for (int attempt = 0; attempt < kUnpausedAttempts; ++attempt) {
+    if (!native_ && !options_.locals) {
+      int moved = 0, refetched = 0;
+      while (moved < kUnpausedAttempts && refetched < kRefetches) {
         auto snap = take(Read::Validated);
         if (snap || snap.code() != ErrorCode::TornRead) {
           if (snap) ++counts_.first_reads;
           return snap;
         }
-        ++counts_.retries;
+        if (sample_reads_.complete()) {
+          ++moved;
+          ++counts_.retries;
+        } else {
+          ++refetched;  // the stack reached past what was fetched: now the plan covers it
+        }
       }
     }
     ++counts_.paused;
@@ -166,7 +175,8 @@ class PythonProcessImpl final : public PythonProcess {
     if (!threads) return threads.error();
     if (auto s = find_tids(*threads); !s) return s.error();
     if (mode != Read::Paused) running = kernel_states(*threads);
-    // Where each walked thread's top frame pointer was read, and what it was.
+    // Where each walked thread's top frame pointer and that frame's code word were read, and
+    // what they were.
     std::vector<Chunk> tops;
     std::vector<Address> expected;
     for (const auto& t : *threads) {
@@ -174,12 +184,20 @@ class PythonProcessImpl final : public PythonProcess {
       if (!snap.threads.back().frames.empty() && t.raw.top_word) {
         tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
         expected.push_back(t.raw.top_frame);
+        tops.push_back({t.raw.top_frame + layout_.frame_code, nullptr, sizeof(Address)});
+        expected.push_back(walker_.last_top_code());
       }
     }
+    // Bytes read after the fetch are of a later instant than those it served: a stack that
+    // reached past the fetch may mix the two, whatever its top frame says.
+    if (mode == Read::Validated && !sample_reads_.complete())
+      return Error{"a stack was read past the sample's fetch", ErrorCode::TornRead};
     if (mode == Read::Validated && !tops.empty()) {
       // Each stack was read from bytes fetched together; a thread whose top frame is still the
       // one it was had its stack unchanged beneath that frame meanwhile (a callee pushed and
-      // popped above it leaves it intact), so the stack read is one that existed.
+      // popped above it leaves it intact), so the stack read is one that existed. The same
+      // address is not enough: a call returned and another made from the same caller puts its
+      // frame there too, hence its code word is compared as well.
       std::vector<Address> now(tops.size());
       for (std::size_t i = 0; i < tops.size(); ++i) tops[i].out = &now[i];
       if (auto s = memory_.read_now(tops); !s) return python::as_torn(s.error());
@@ -336,11 +354,20 @@ class PythonProcessImpl final : public PythonProcess {
     const bool kernel_active = it != running.end() && it->second;
     std::vector<std::uint32_t> groups;
     std::vector<Address> entries;
+    std::vector<python::StackWalker::FrameAt> where;
     if (t.top_frame && (kernel_active || !options_.skip_idle)) {
-      auto frames =
-          walker_.walk(t.top_frame, native_ ? &groups : nullptr, native_ ? &entries : nullptr);
+      auto frames = walker_.walk(t.top_frame, native_ ? &groups : nullptr,
+                                 native_ ? &entries : nullptr, options_.locals ? &where : nullptr);
       if (!frames) return frames.error();
       stack.frames = std::move(*frames);
+    }
+    if (options_.locals) {
+      const python::LocalsReader reader(objects_);
+      for (const auto& w : where) {
+        auto vars = reader.read(w.frame, w.code);
+        if (!vars) return vars.error();
+        stack.locals.push_back(std::move(*vars));
+      }
     }
     if (native_) {
       eval_groups_.push_back(std::move(groups));

@@ -28,8 +28,6 @@ T field(const std::byte* base, std::uint64_t offset) {
   return v;
 }
 
-Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
-
 }  // namespace
 
 Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head) const {
@@ -127,6 +125,7 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame)
   std::vector<std::byte> buf(frame_read_size(l));
   window_.clear();
   window_start_ = 0;
+  last_top_code_ = 0;
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
@@ -137,6 +136,7 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame)
     RawFrame rf;
     rf.address = f;
     rf.code = field<Address>(buf.data(), l.frame_code);
+    if (frames.empty()) last_top_code_ = rf.code;
     if (l.at_least(3, 14)) rf.code &= ~kStackRefTagBits;
     if (new_frames) {
       rf.instr = field<Address>(buf.data(), l.frame_instr);
@@ -161,7 +161,8 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame)
 
 Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
                                                     std::vector<std::uint32_t>* eval_groups,
-                                                    std::vector<Address>* eval_entries) {
+                                                    std::vector<Address>* eval_entries,
+                                                    std::vector<FrameAt>* where) {
   const Layout& l = objects_.layout();
   auto raw = chain(top_frame);
   if (!raw) return raw.error();
@@ -191,6 +192,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
   frames.reserve(raw->size());
   if (eval_groups) eval_groups->clear();
   if (eval_entries) eval_entries->clear();
+  if (where) where->clear();
   std::uint32_t in_call = 0;  // frames of the current evaluation call so far
   const auto end_call = [&](Address shim) {
     if (eval_groups) eval_groups->push_back(in_call);
@@ -222,8 +224,10 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     if (l.at_least(3, 11)) {
       const Address bytecode = rf.code + l.code_code_adaptive;
       offset = static_cast<std::int64_t>(rf.instr - bytecode);
+      if (!info->holds_offset(offset)) return torn("instruction pointer outside its code object");
       // Not started yet (still in the frame's prologue): CPython hides these frames too.
-      if (rf.owner != kOwnedByGenerator && offset < info->first_traceable * 2) {
+      // (In 64 bits: a torn _co_firsttraceable may be any int.)
+      if (rf.owner != kOwnedByGenerator && offset < std::int64_t{info->first_traceable} * 2) {
         if (rf.ends_call) end_call(0);
         continue;
       }
@@ -233,8 +237,12 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     model::Frame frame;
     frame.function = info->function;
     frame.file = info->file;
-    frame.line = info->line_at(codes_.format(), offset);
+    frame.line = lines_ == LineNumbers::Current         ? info->line_at(codes_.format(), offset)
+                 : lines_ == LineNumbers::FunctionStart ? info->first_line
+                                                        : 0;
+    frame.first_line = info->first_line;
     frames.push_back(std::move(frame));
+    if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
   }

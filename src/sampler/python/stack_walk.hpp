@@ -15,6 +15,7 @@
 #include "model/frame.hpp"
 #include "sampler/python/code_cache.hpp"
 #include "sampler/python/objects.hpp"
+#include "sampler/sampler.hpp"
 
 namespace dapprof::sampler::python {
 
@@ -33,8 +34,9 @@ class StackWalker {
  public:
   // nonblocking: the target runs while we read, so inconsistencies are TornRead errors; when
   // paused, a walk longer than kMaxFrames is truncated instead.
-  StackWalker(const Objects& objects, CodeCache& codes, bool nonblocking)
-      : objects_(objects), codes_(codes), nonblocking_(nonblocking) {}
+  StackWalker(const Objects& objects, CodeCache& codes, bool nonblocking,
+              LineNumbers lines = LineNumbers::Current)
+      : objects_(objects), codes_(codes), nonblocking_(nonblocking), lines_(lines) {}
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   Result<std::vector<RawThread>> threads(Address interp, Address head) const;
@@ -45,9 +47,19 @@ class StackWalker {
   // `eval_entries` receives, per group, the address of the shim frame that ends it (3.12+; 0 for
   // groups ended otherwise): it lies in the C stack frame of the call, to find that call among
   // the native frames.
+  // `where`, if given, receives each returned frame's address and code object (to read its
+  // local variables).
+  struct FrameAt {
+    Address frame;
+    Address code;
+  };
   Result<std::vector<model::Frame>> walk(Address top_frame,
                                          std::vector<std::uint32_t>* eval_groups = nullptr,
-                                         std::vector<Address>* eval_entries = nullptr);
+                                         std::vector<Address>* eval_entries = nullptr,
+                                         std::vector<FrameAt>* where = nullptr);
+  // The code word of the last walk's top frame, as read (to tell, re-reading it, a frame popped
+  // and another pushed at the same address from the frame that was walked).
+  Address last_top_code() const { return last_top_code_; }
 
  private:
   struct RawFrame {
@@ -67,9 +79,11 @@ class StackWalker {
   const Objects& objects_;
   CodeCache& codes_;
   bool nonblocking_;
+  LineNumbers lines_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
   std::size_t last_depth_ = 0;  // of the last chain read, to reserve for the next
+  Address last_top_code_ = 0;
 };
 
 }  // namespace dapprof::sampler::python

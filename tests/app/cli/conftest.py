@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import re
 import select
 import subprocess
@@ -20,6 +21,8 @@ import binaries  # noqa: E402
 import pythons  # noqa: E402
 
 FIXTURE = HERE / "fixtures" / "busy.py"
+# How record names it by default, as py-spy does: from its top-level package (it has none).
+SHORT = FIXTURE.name
 DEBIAN_PYTHON = "/usr/bin/python3.11"
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -85,16 +88,40 @@ def run(cmd: list[str], timeout: float = 60, **kwargs) -> subprocess.CompletedPr
                           errors="replace", timeout=timeout, **kwargs)
 
 
+def stderr_on_a_terminal(cmd: list[str]) -> str:
+    """What `cmd` writes to its stderr when that is a terminal (a pty); it must exit 0."""
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=slave)
+        os.close(slave)
+        slave = -1
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO once the last writer is gone
+                break
+            if not chunk:
+                break
+            seen += chunk
+        assert proc.wait(timeout=30) == 0
+    finally:
+        os.close(master)
+        if slave >= 0:
+            os.close(slave)
+    return seen.decode("utf-8", "replace")
+
+
 # ---- checks of each output format, shared by the record tests ----
 
 def fixture_stack_labels() -> list[str]:
     """The main thread's stack below <module> in raw/flamegraph labels, root first."""
-    return [f"main ({FIXTURE}:{fixture_lines('LOOP')[0]})",
-            f"mittel_schicht_ü ({FIXTURE}:{fixture_lines('MIDDLE')[0]})"]
+    return [f"main ({SHORT}:{fixture_lines('LOOP')[0]})",
+            f"mittel_schicht_ü ({SHORT}:{fixture_lines('MIDDLE')[0]})"]
 
 
 def leaf_labels() -> set[str]:
-    return {f"leaf_spin ({FIXTURE}:{n})" for n in fixture_lines("SPIN")}
+    return {f"leaf_spin ({SHORT}:{n})" for n in fixture_lines("SPIN")}
 
 
 def check_raw(text: str) -> dict[str, int]:
@@ -128,7 +155,7 @@ def check_speedscope(text: str) -> dict:
             names = [frames[i]["name"] for i in sample]
             if names[-3:] == ["main", "mittel_schicht_ü", "leaf_spin"]:
                 leaf = frames[sample[-1]]
-                assert leaf["file"] == str(FIXTURE) and leaf["line"] in fixture_lines("SPIN")
+                assert leaf["file"] == SHORT and leaf["line"] in fixture_lines("SPIN")
                 leaves += 1
     assert leaves > 0, "no sample of leaf_spin reconstructed"
     return doc

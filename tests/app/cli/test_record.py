@@ -3,7 +3,6 @@ that exits, and what the user sees (summary, progress)."""
 from __future__ import annotations
 
 import os
-import pty
 import re
 import subprocess
 import time
@@ -11,7 +10,7 @@ import time
 import pytest
 
 from conftest import (CHECKS, DEBIAN_PYTHON, FIXTURE, check_raw, pythons, read_line, run,
-                      wait_until)
+                      stderr_on_a_terminal, wait_until)
 
 FORMATS = ["flamegraph", "speedscope", "raw", "chrometrace", "cpuprofile"]
 
@@ -140,28 +139,8 @@ def test_record_target_exits_mid_recording(dapprof, start_target, tmp_path):
 
 
 def test_progress_on_a_terminal_only(dapprof, target, tmp_path):
-    master, slave = pty.openpty()
-    try:
-        proc = subprocess.Popen([dapprof, "record", "--pid", str(target.pid), "--duration",
-                                 "1.5", "--format", "raw", "-o", str(tmp_path / "p.txt")],
-                                stdout=subprocess.DEVNULL, stderr=slave)
-        os.close(slave)
-        slave = -1
-        seen = b""
-        while True:
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO once the last writer is gone
-                break
-            if not chunk:
-                break
-            seen += chunk
-        assert proc.wait(timeout=30) == 0
-    finally:
-        os.close(master)
-        if slave >= 0:
-            os.close(slave)
-    text = seen.decode("utf-8", "replace")
+    text = stderr_on_a_terminal([dapprof, "record", "--pid", str(target.pid), "--duration", "1.5",
+                                 "--format", "raw", "-o", str(tmp_path / "p.txt")])
     assert re.search(r"\r\x1b\[Kdapprof> \d+\.\ds elapsed, \d+ samples, \d+ errors", text), text
     assert re.search(r"\r\x1b\[Kdapprof> Stopped sampling", text), "progress line not cleared"
     assert "Wrote raw data" in text
@@ -188,8 +167,8 @@ def test_record_hide_debugger_leaves_out_debugpys_frames(dapprof, tmp_path):
     files = {}
     for flags in ([], ["--hide-debugger"]):
         out_file = tmp_path / f"p{len(flags)}.txt"
-        out = run([dapprof, "record", "--format", "raw", "-o", str(out_file), *flags, "--",
-                   DEBIAN_PYTHON, str(tmp_path / "app.py"), str(tmp_path)])
+        out = run([dapprof, "record", "--format", "raw", "-o", str(out_file), "--full-filenames",
+                   *flags, "--", DEBIAN_PYTHON, str(tmp_path / "app.py"), str(tmp_path)])
         assert out.returncode == 0, out.stderr
         files[bool(flags)] = (out_file.read_text(encoding="utf-8"), out.stderr)
     shown, summary = files[False]

@@ -194,6 +194,7 @@ TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
   ASSERT_TRUE(first.read(mem, c.buffer));
   EXPECT_EQ(mem.syscalls(), before + 3);
   reads.end();
+  EXPECT_FALSE(reads.complete());  // its reads came later than its (empty) fetch
   // Reads 40 bytes apart are one region; 9 KB apart, two.
   const auto plan = reads.plan();
   ASSERT_EQ(plan.size(), 2u);
@@ -206,10 +207,12 @@ TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
   ASSERT_TRUE(second.read(mem, c.buffer));
   EXPECT_EQ(mem.syscalls(), before + 1);  // the fetch, and nothing more
   second.expect(100, 9000, 9040);
+  EXPECT_TRUE(reads.complete());
   // A read the plan does not cover still goes to the process.
   std::uint32_t other = 0;
   ASSERT_TRUE(mem.read(c.buffer + 15000, &other, sizeof other));
   EXPECT_EQ(mem.syscalls(), before + 2);
+  EXPECT_FALSE(reads.complete());
   reads.end();
   EXPECT_EQ(reads.plan().size(), 3u);
 }

@@ -24,7 +24,7 @@ interface AdapterMessage {
   type?: string;
   command?: string;
   success?: boolean;
-  body?: { supportsProfiling?: boolean; error?: { showUser?: boolean } };
+  body?: { supportsProfiling?: boolean; supportsProfilingStacks?: boolean; error?: { showUser?: boolean } };
 }
 
 const PROFILING_COMMANDS: readonly string[] = ['startProfiling', 'stopProfiling', 'exportProfile'] satisfies ProfilingCommand[];
@@ -62,7 +62,8 @@ export class ProfilingController implements vscode.Disposable {
         createDebugAdapterTracker: (session) => ({
           onDidSendMessage: (m: AdapterMessage) => {
             if (m?.type !== 'response') return;
-            if (m.command === 'initialize' && m.success && m.body?.supportsProfiling === true) this.markSupportsProfiling(session);
+            if (m.command === 'initialize' && m.success && m.body?.supportsProfiling === true)
+              this.markSupportsProfiling(session, m.body.supportsProfilingStacks === true);
             else if (m.command && PROFILING_COMMANDS.includes(m.command) && m.success === false && m.body?.error?.showUser === true)
               this.state(session).errorShownFor = m.command as ProfilingCommand;
           },
@@ -92,8 +93,10 @@ export class ProfilingController implements vscode.Disposable {
     return s;
   }
 
-  markSupportsProfiling(session: vscode.DebugSession): void {
-    this.state(session).supportsProfiling = true;
+  markSupportsProfiling(session: vscode.DebugSession, stacks = false): void {
+    const st = this.state(session);
+    st.supportsProfiling = true;
+    st.supportsStacks = stacks;
     this.update();
   }
 
@@ -121,7 +124,9 @@ export class ProfilingController implements vscode.Disposable {
     st.status = 'starting';
     this.update();
     const settings = vscode.workspace.getConfiguration('dapprof.profiling', session.workspaceFolder);
-    const args = startArgumentsFromSettings(settings);
+    // Stack IDs with counts cost a fraction of frame IDs per sample; an adapter that does not
+    // announce them gets the arguments it knows.
+    const args = { ...startArgumentsFromSettings(settings), ...(st.supportsStacks ? { stacks: true } : {}) };
     let resp: StartProfilingResponseBody;
     st.errorShownFor = undefined;
     try {

@@ -16,6 +16,8 @@ const FORMAT_DESCRIPTIONS: Record<ProfileFormat, string> = {
   collapsed: 'folded stacks, one line each — flamegraph.pl and similar tools',
   flamegraph: 'an interactive SVG flame graph for any browser',
   chrometrace: "Chrome's trace viewer and Perfetto — samples on a timeline",
+  pprof: 'gzipped profile.proto — go tool pprof, pprof and Grafana Pyroscope',
+  gecko: 'Gecko profile JSON — opens in the Firefox Profiler (profiler.firefox.com)',
 };
 
 /** Every format of the protocol (the generated PROFILE_FORMATS, in the schema's order). */
@@ -67,21 +69,26 @@ export async function exportProfile(req: ExportRequest): Promise<vscode.Uri | un
     void vscode.window.showErrorMessage(`Could not export the profile of "${req.session.name}": the debug adapter sent no document.`);
     return undefined;
   }
-  const extension = /^[a-z]+$/.test(body.fileExtension ?? '') ? body.fileExtension : format === 'cpuprofile' ? 'cpuprofile' : 'txt';
+  const extension = /^[a-z]+(\.[a-z]+)*$/.test(body.fileExtension ?? '') ? body.fileExtension : format === 'cpuprofile' ? 'cpuprofile' : 'txt';
+  // A binary document (pprof's gzip) comes base64-encoded, as a JSON string holds text only.
+  const binary = body.contentEncoding === 'base64';
   const folder = req.session.workspaceFolder?.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
   const name = exportFileName(req.session.name, format, extension);
   const uri = await vscode.window.showSaveDialog({
     defaultUri: folder ? vscode.Uri.joinPath(folder, name) : undefined,
-    filters: { [format]: [extension] },
+    // The dialog's filter takes one extension: the last part of "pb.gz".
+    filters: { [format]: [extension.split('.').pop() ?? extension] },
     saveLabel: 'Export Profile',
   });
   if (!uri) return undefined;
   try {
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(body.content));
+    await vscode.workspace.fs.writeFile(uri, binary ? Buffer.from(body.content, 'base64') : new TextEncoder().encode(body.content));
   } catch (e) {
     void vscode.window.showErrorMessage(`Could not write the profile to ${uri.fsPath}: ${errorMessage(e)}`);
     return undefined;
   }
-  await vscode.commands.executeCommand('vscode.open', uri);
+  // VS Code has no viewer of a binary profile: it is saved, and said so, not opened.
+  if (binary) void vscode.window.showInformationMessage(`Exported the profile to ${uri.fsPath} (open it with ${format === 'pprof' ? 'go tool pprof or Pyroscope' : 'its tool'}).`);
+  else await vscode.commands.executeCommand('vscode.open', uri);
   return uri;
 }

@@ -8,8 +8,9 @@ import type { ProfilingDataBody } from '../model/protocol';
 /**
  * Samples kept for a replay. A sample costs the host about 100-200 bytes (an array of frame IDs)
  * and as much again in the replay message, so this bounds one run to some tens of MB: 30 min at
- * 100 Hz of a single thread. Past it the oldest samples go; their frames and threads stay, since
- * the protocol announces each only once per run.
+ * 100 Hz of a single thread. With `stacks` a sample costs far less (a stack ID and count per run
+ * of them), so the same bound holds more than it needs to. Past it the oldest samples go; their
+ * frames, stacks and threads stay, since the protocol announces each only once per run.
  */
 export const MAX_REPLAY_SAMPLES = 200_000;
 
@@ -40,7 +41,7 @@ export class RunStream {
 
   add(body: ProfilingDataBody): void {
     const t = this.totals;
-    const n = body.samples.length;
+    const n = samplesOf(body);
     t.sampleCount += n;
     t.duration += body.duration;
     t.errorCount += body.errorCount ?? 0;
@@ -59,13 +60,23 @@ export class RunStream {
   private letGo(body: ProfilingDataBody): void {
     const head = (this.head ??= { newFrames: {}, samples: [], sampleCount: 0, duration: 0, threads: {}, threadIds: [], droppedSampleCount: 0, errorCount: 0 });
     Object.assign(head.newFrames, body.newFrames);
+    // Stacks too are announced once per run; the head carries no samples, so no stackIds.
+    if (body.newStacks) Object.assign((head.newStacks ??= {}), body.newStacks);
     // Later announcements of a thread replace earlier ones, as in the stream.
     Object.assign(head.threads!, body.threads ?? {});
     // The run's read errors and dropped samples stay counted; its duration goes with the
     // samples, so that the rate the panel shows is the rate of what it shows.
     head.droppedSampleCount! += body.droppedSampleCount ?? 0;
     head.errorCount! += body.errorCount ?? 0;
-    this.kept -= body.samples.length;
-    this.omitted += body.samples.length;
+    const n = samplesOf(body);
+    this.kept -= n;
+    this.omitted += n;
   }
+}
+
+/** The samples a body carries: one per frame-ID array, or a run's count per stack ID. */
+export function samplesOf(body: ProfilingDataBody): number {
+  let n = body.samples.length;
+  for (const c of body.stackCounts ?? []) n += c;
+  return n;
 }

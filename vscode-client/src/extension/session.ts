@@ -14,6 +14,8 @@ export type ProfilingCommand = 'startProfiling' | 'stopProfiling' | 'exportProfi
 export interface SessionProfile {
   session: vscode.DebugSession;
   supportsProfiling: boolean;
+  /** The adapter accepts `stacks` in startProfiling (initialize's supportsProfilingStacks). */
+  supportsStacks?: boolean;
   status: ProfilingStatus;
   ended: boolean;
   /** The current or last run; undefined before the first start. */

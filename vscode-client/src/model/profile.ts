@@ -60,6 +60,8 @@ export class ProfileModel {
   readonly funcs: KeyInfo[] = [];
   readonly lineInfos: KeyInfo[] = [];
   readonly threads = new Map<number, ThreadInfo>();
+  /** stack ID -> frame IDs, root first (a run started with `stacks`) */
+  private readonly stackDefs = new Map<number, readonly number[]>();
   /** frame index -> DEBUGGER_FRAME, NATIVE_FRAME or 0 (the program's Python) */
   private readonly frameKind: number[] = [];
 
@@ -99,18 +101,34 @@ export class ProfileModel {
     return this.full.byThread;
   }
 
-  /** Adds one profilingData event body. */
+  /** Adds one profilingData event body, with frame IDs per sample or (`stacks`) stack IDs. */
   addBatch(body: ProfilingDataBody): void {
     for (const id in body.newFrames) this.defineFrame(Number(id), body.newFrames[id]);
+    if (body.newStacks) for (const id in body.newStacks) this.stackDefs.set(Number(id), body.newStacks[id]);
     if (body.threads) for (const id in body.threads) this.threads.set(Number(id), body.threads[id]);
     const samples = body.samples;
+    const stackIds = body.stackIds ?? [];
+    const counts = body.stackCounts ?? [];
     const threadIds = body.threadIds;
-    const tids = threadIds !== undefined && threadIds.length === samples.length ? threadIds : undefined;
+    const entries = body.stackIds !== undefined ? stackIds.length : samples.length;
+    const tids = threadIds !== undefined && threadIds.length === entries ? threadIds : undefined;
+    let added = samples.length;
     for (let i = 0; i < samples.length; i++) {
       this.addIds(samples[i], tids === undefined ? UNKNOWN_THREAD : tids[i], 1);
     }
+    for (let i = 0; i < stackIds.length; i++) {
+      const weight = counts[i] ?? 1;
+      let stack = this.stackDefs.get(stackIds[i]);
+      if (stack === undefined) {
+        // Never announced: counted like an unknown frame, shown as one.
+        this.totals.unknownFrameRefs++;
+        stack = [];
+      }
+      this.addIds(stack, tids === undefined ? UNKNOWN_THREAD : tids[i], weight);
+      added += weight;
+    }
     const t = this.totals;
-    t.sampleCount += samples.length;
+    t.sampleCount += added;
     t.duration += body.duration;
     t.droppedSampleCount += body.droppedSampleCount ?? 0;
     t.errorCount += body.errorCount ?? 0;

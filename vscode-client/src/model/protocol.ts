@@ -21,6 +21,8 @@ export const EVENTS = {
 
 /** The capability in the initialize response that says the adapter has them. */
 export const SUPPORTS_PROFILING = 'supportsProfiling';
+/** The capability that says startProfiling accepts `stacks`. */
+export const SUPPORTS_PROFILING_STACKS = 'supportsProfilingStacks';
 
 /** The file formats of the protocol's "format" fields. */
 export const PROFILE_FORMATS = [
@@ -29,6 +31,8 @@ export const PROFILE_FORMATS = [
   'collapsed',
   'flamegraph',
   'chrometrace',
+  'pprof',
+  'gecko',
 ] as const;
 export type ProfileFormat = (typeof PROFILE_FORMATS)[number];
 export const DEFAULT_FORMAT: ProfileFormat = 'speedscope';
@@ -44,6 +48,13 @@ export type StopReason = (typeof STOP_REASONS)[number];
  */
 export const FRAME_ORIGINS = ['program', 'debugger'] as const;
 export type FrameOrigin = (typeof FRAME_ORIGINS)[number];
+
+/**
+ * How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
+ * writes the decoded bytes to the file.
+ */
+export const CONTENT_ENCODINGS = ['text', 'base64'] as const;
+export type ContentEncoding = (typeof CONTENT_ENCODINGS)[number];
 
 /** Error ids of the profiling requests (body.error.id of an error response). */
 export const ProfilingErrorId = {
@@ -136,6 +147,12 @@ export interface StartProfilingArguments {
   subprocesses?: boolean;
   /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs?: number;
+  /**
+   * Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,
+   * and profilingData carries stackIds, stackCounts and threadIds instead of samples. Default
+   * false: every sample's frame IDs in samples.
+   */
+  stacks?: boolean;
   /** The process to profile: the debuggee (default) or one of its descendants. */
   pid?: number;
 }
@@ -167,6 +184,12 @@ export interface StartProfilingResponseBody {
   subprocesses: boolean;
   /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs: number;
+  /**
+   * Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,
+   * and profilingData carries stackIds, stackCounts and threadIds instead of samples. Default
+   * false: every sample's frame IDs in samples.
+   */
+  stacks: boolean;
   /**
    * Present when the user should be told something about this run, e.g. that the interpreter is a
    * Python version newer than the tested ones, sampled because its _Py_DebugOffsets have the shape
@@ -216,13 +239,29 @@ export interface ProfilingSummary {
 export interface ProfilingDataBody {
   /** Frames referenced for the first time in this profiling run, by ID (decimal string). */
   newFrames: Record<string, Frame>;
-  /** One stack per thread per tick, each a list of frame IDs, root (outermost) first. */
+  /**
+   * With stacks: the stacks referenced for the first time in this profiling run, by stack ID
+   * (decimal string), each a list of frame IDs, root (outermost) first. A stack is announced once
+   * per run, in the event of its first use or earlier.
+   */
+  newStacks?: Record<string, number[]>;
+  /**
+   * One stack per thread per tick, each a list of frame IDs, root (outermost) first. Always empty
+   * in a run started with stacks: stackIds carries the samples.
+   */
   samples: number[][];
-  /** Number of stacks in samples. */
+  /**
+   * With stacks: the samples in the order taken, as runs of consecutive samples of one thread with
+   * one stack: the stack of each run.
+   */
+  stackIds?: number[];
+  /** With stacks: how many consecutive samples each run of stackIds stands for, parallel to it. */
+  stackCounts?: number[];
+  /** Number of samples: the length of samples, or with stacks the sum of stackCounts. */
   sampleCount: number;
   /** Milliseconds of sampling covered by this event. */
   duration: number;
-  /** The thread of each sample, parallel to samples. */
+  /** The thread of each sample, parallel to samples; with stacks, parallel to stackIds. */
   threadIds?: number[];
   /** Threads first sampled in this event, or whose name changed, by ID (decimal string). */
   threads?: Record<string, ThreadInfo>;
@@ -272,10 +311,21 @@ export interface ExportProfileArguments {
 export interface ExportProfileResponseBody {
   /** The format of content. */
   format: ProfileFormat;
-  /** The usual extension of a file in this format, without the dot (json, cpuprofile, txt, svg). */
+  /**
+   * The usual extension of a file in this format, without the leading dot (json, cpuprofile, txt,
+   * svg, pb.gz).
+   */
   fileExtension: string;
-  /** The document (UTF-8 text in every format). */
+  /**
+   * The document: the text itself (UTF-8) in every format but pprof, whose gzipped bytes are
+   * base64-encoded (contentEncoding).
+   */
   content: string;
+  /**
+   * How content holds the document: text, or base64 of the bytes of a binary format (pprof). A
+   * client writes the decoded bytes to the file.
+   */
+  contentEncoding: ContentEncoding;
   /** Samples in the document. */
   sampleCount: number;
 }
@@ -289,6 +339,7 @@ export const START_DEFAULTS = {
   gil: false,
   subprocesses: false,
   batchIntervalMs: 100,
+  stacks: false,
 } as const satisfies StartProfilingArguments;
 
 /** The ranges of the startProfiling arguments that have one (inclusive). */

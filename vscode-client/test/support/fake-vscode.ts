@@ -290,11 +290,11 @@ mod._load = function (request: string, ...rest: unknown[]) {
 // ---- helpers for tests ---------------------------------------------------------------------
 
 /** Makes a session active and lets its adapter answer `initialize` (with or without the capability). */
-export function startSession(s: FakeSession, supportsProfiling: boolean): void {
+export function startSession(s: FakeSession, supportsProfiling: boolean, supportsStacks = false): void {
   for (const [type, f] of fake.trackerFactories) {
     if (type !== '*' && type !== s.type) continue;
     const tracker = f.createDebugAdapterTracker(s);
-    tracker.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}) } });
+    tracker.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}), ...(supportsStacks ? { supportsProfilingStacks: true } : {}) } });
   }
   fake.activeDebugSession = s;
   fake.onActiveChanged.fire(s);

@@ -51,8 +51,59 @@ export function programStack(stack: Frame[]): Frame[] {
   return rest;
 }
 
+/**
+ * A stream as a run started with `stacks` sends it, from the same samples sent as frame IDs: by
+ * docs/PROFILING.md's rules (stack IDs 0, 1, ... in order of first use, each announced in the
+ * event that first uses it; consecutive samples of one thread and stack as one run).
+ */
+export function toStacks(bodies: ProfilingDataBody[]): ProfilingDataBody[] {
+  const ids = new Map<string, number>();
+  return bodies.map((body) => {
+    const { samples, threadIds, ...rest } = body;
+    const out: ProfilingDataBody = { ...rest, newStacks: {}, samples: [], stackIds: [], stackCounts: [], threadIds: [] };
+    samples.forEach((stack, i) => {
+      const key = stack.join(',');
+      let id = ids.get(key);
+      if (id === undefined) {
+        ids.set(key, (id = ids.size));
+        out.newStacks![String(id)] = stack;
+      }
+      const tid = threadIds?.[i] ?? -1;
+      const last = out.stackIds!.length - 1;
+      if (last >= 0 && out.stackIds![last] === id && out.threadIds![last] === tid) out.stackCounts![last]++;
+      else {
+        out.stackIds!.push(id);
+        out.stackCounts!.push(1);
+        out.threadIds!.push(tid);
+      }
+    });
+    if (threadIds === undefined) delete out.threadIds;
+    return out;
+  });
+}
+
+/** The samples of a `stacks` stream spelled out as frame IDs, as the reader of the docs would. */
+export function fromStacks(bodies: ProfilingDataBody[]): ProfilingDataBody[] {
+  const stacks = new Map<number, number[]>();
+  return bodies.map((body) => {
+    if (body.stackIds === undefined) return body;
+    for (const [id, stack] of Object.entries(body.newStacks ?? {})) stacks.set(Number(id), stack);
+    const { newStacks: _n, stackIds, stackCounts, threadIds, ...rest } = body;
+    const out: ProfilingDataBody = { ...rest, samples: [] };
+    if (threadIds) out.threadIds = [];
+    stackIds.forEach((id, i) => {
+      for (let n = 0; n < stackCounts![i]; n++) {
+        out.samples.push(stacks.get(id)!);
+        if (threadIds) out.threadIds!.push(threadIds[i]);
+      }
+    });
+    return out;
+  });
+}
+
 /** Path string -> totals, per thread ('all' for all threads), and per-key self/total. */
 export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: { hideDebugger?: boolean } = {}) {
+  bodies = fromStacks(bodies);
   const frames = new Map<number, Frame>();
   const trees = new Map<string, Map<string, RefNode>>();
   const stats = new Map<string, Map<string, RefNode>>();

@@ -10,7 +10,9 @@ import type { ExportProfileArguments } from '../../src/model/protocol';
 import { ProfilingErrorId } from '../../src/model/protocol';
 
 const START = { pid: 4242, pythonVersion: '3.12.1', rate: 100, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100 };
-const EXTENSIONS: Record<string, string> = { speedscope: 'json', cpuprofile: 'cpuprofile', collapsed: 'txt', flamegraph: 'svg', chrometrace: 'json' };
+const EXTENSIONS: Record<string, string> = { speedscope: 'json', cpuprofile: 'cpuprofile', collapsed: 'txt', flamegraph: 'svg', chrometrace: 'json', pprof: 'pb.gz', gecko: 'json' };
+/** pprof's document is bytes (gzip): the daemon sends them base64-encoded. */
+const PPROF_BYTES = Uint8Array.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0x00, 0x80, 0x7f]);
 /** Not JSON and not ASCII: the extension must write the content as given, not re-encode it. */
 const contentOf = (a: ExportProfileArguments) => `${a.format} hide=${a.hideDebugger} — naïve ✓\n`;
 
@@ -28,7 +30,8 @@ async function profiled(id = 'x'): Promise<FakeSession> {
     if (command === 'startProfiling') return START;
     if (command === 'exportProfile') {
       const a = args as ExportProfileArguments;
-      return { format: a.format, fileExtension: EXTENSIONS[a.format!], content: contentOf(a), sampleCount: 42 };
+      if (a.format === 'pprof') return { format: a.format, fileExtension: 'pb.gz', content: Buffer.from(PPROF_BYTES).toString('base64'), contentEncoding: 'base64', sampleCount: 42 };
+      return { format: a.format, fileExtension: EXTENSIONS[a.format!], content: contentOf(a), contentEncoding: 'text', sampleCount: 42 };
     }
     throw new Error(`unexpected ${command}`);
   };
@@ -44,7 +47,7 @@ test('every format of the protocol is offered; the file written is the content t
   fake.quickPick = 'speedscope';
   fake.saveUri = Uri.file('/ws/out.speedscope.json');
   const uri = await fake.commands.get('dapprof.exportProfile')!();
-  assert.deepEqual(fake.quickPickItems[0], ['speedscope', 'cpuprofile', 'collapsed', 'flamegraph', 'chrometrace']);
+  assert.deepEqual(fake.quickPickItems[0], ['speedscope', 'cpuprofile', 'collapsed', 'flamegraph', 'chrometrace', 'pprof', 'gecko']);
   assert.deepEqual(EXPORT_FORMATS.map((f) => f.format), fake.quickPickItems[0]);
   assert.deepEqual(s.requests.at(-1), ['exportProfile', { format: 'speedscope', hideDebugger: true }]);
   assert.equal(written('/ws/out.speedscope.json'), contentOf({ format: 'speedscope', hideDebugger: true }));
@@ -62,6 +65,7 @@ test('the file name and filter follow the extension the daemon gives each format
     ['collapsed', 'app.py_dapprof_.collapsed.txt'],
     ['flamegraph', 'app.py_dapprof_.flamegraph.svg'],
     ['chrometrace', 'app.py_dapprof_.chrometrace.json'],
+    ['gecko', 'app.py_dapprof_.gecko.json'],
   ]) {
     fake.saveUri = Uri.file(`/tmp/${name}`);
     await controller.exportProfile(format);
@@ -70,6 +74,18 @@ test('the file name and filter follow the extension the daemon gives each format
     assert.equal(written(`/tmp/${name}`), contentOf({ format: format as ExportProfileArguments['format'], hideDebugger: true }));
   }
   assert.equal(fake.quickPickItems.length, 0, 'a format given as the argument is not asked for');
+});
+
+test('pprof: the bytes of its base64 are written, under .pb.gz, and not opened as text', async () => {
+  await profiled();
+  fake.saveUri = Uri.file('/tmp/app.pprof.pb.gz');
+  const opened = fake.executed.length;
+  assert.ok(await controller.exportProfile('pprof'));
+  assert.equal(fake.saveDialogs.at(-1)!.defaultUri?.fsPath, '/ws/app.py_dapprof_.pprof.pb.gz');
+  assert.deepEqual(fake.saveDialogs.at(-1)!.filters, { pprof: ['gz'] });
+  assert.deepEqual(Array.from(fake.written.get('/tmp/app.pprof.pb.gz')!), Array.from(PPROF_BYTES));
+  assert.equal(fake.executed.length, opened, 'a binary profile is not opened in an editor');
+  assert.match(fake.infos.at(-1) ?? '', /app\.pprof\.pb\.gz/);
 });
 
 test("hideDebugger follows the panel's checkbox at the time of the export", async () => {

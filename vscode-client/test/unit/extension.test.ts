@@ -11,7 +11,8 @@ import { bundledExecutable, DapprofAdapterFactory, DapprofConfigurationProvider,
 import { checkDapprof } from '../../src/extension/executable';
 import { CONTEXT_CAN_START, CONTEXT_CAN_STOP, CONTEXT_HAS_PROFILE, ProfilingController } from '../../src/extension/controller';
 import { activate } from '../../src/extension/extension';
-import { clientRoot, readStream } from '../support/reference';
+import type { ProfilingDataBody } from '../../src/model/protocol';
+import { clientRoot, readStream, toStacks } from '../support/reference';
 
 const START_RESPONSE = { pid: 4242, pythonVersion: '3.12.1', rate: 250, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100 };
 
@@ -49,6 +50,22 @@ test('profiling is offered only to sessions whose adapter answers initialize wit
   fake.activeDebugSession = plain;
   fake.onActiveChanged.fire(plain);
   assert.equal(fake.contexts.get(CONTEXT_CAN_START), false);
+});
+
+test('an adapter that supports stacks is asked for them; the panel shows the same profile', async () => {
+  const s = makeSession('st');
+  adapterAnswers(s);
+  startSession(s, true, true);
+  await fake.commands.get('dapprof.startProfiling')!();
+  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 100, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, stacks: true }]);
+  const panel = fake.panels[0];
+  panel.receive({ type: 'ready', hideDebugger: false });
+  const compact = toStacks(DATA);
+  for (const body of compact) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
+  const samples = DATA.reduce((a, b) => a + b.samples.length, 0);
+  assert.equal(fake.statusBar.text, `$(flame) ${samples.toLocaleString("en-US")} samples · 250 Hz`);
+  const forwarded = panel.posted.filter((m) => (m as { type: string }).type === 'data').map((m) => (m as { body: ProfilingDataBody }).body);
+  assert.deepEqual(forwarded, compact, 'the bodies go to the panel as received');
 });
 
 test('start sends the settings, shows the panel and status bar; data updates them; stop shows the summary', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GroupBy, KeyInfo, ProfileModel, UNKNOWN_THREAD } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { flattenModelStats, flattenModelTree, randomStream, readStream, referenceAggregate, sortedEntries } from '../support/reference';
+import { flattenModelStats, flattenModelTree, fromStacks, randomStream, readStream, referenceAggregate, sortedEntries, toStacks } from '../support/reference';
 
 // The two consecutive events of docs/PROFILING.md.
 const DOC_EVENTS: ProfilingDataBody[] = [
@@ -171,6 +171,30 @@ test('the fixture streams aggregate like the reference, in every view', () => {
         const thread = view === 'all' ? undefined : Number(view);
         assert.deepEqual(sortedEntries(flattenModelTree(m, groupBy, thread)), sortedEntries(tree), `${name} ${groupBy} ${view}`);
       }
+    }
+  }
+});
+
+test('the fixture streams sent with stacks aggregate exactly as sent with frame IDs', () => {
+  const streams: Array<[string, ProfilingDataBody[], ProfilingDataBody[]]> = [
+    ...['synthetic-stream.jsonl', 'encoder-stream.jsonl', 'live-stream.jsonl'].map((n): [string, ProfilingDataBody[], ProfilingDataBody[]] => [n, readStream(n), toStacks(readStream(n))]),
+    ['random', randomStream(7, 30), toStacks(randomStream(7, 30))],
+    // Recorded from the daemon itself, with stacks: against its own samples spelled out.
+    ...['encoder-stacks-stream.jsonl', 'live-stacks-stream.jsonl'].map((n): [string, ProfilingDataBody[], ProfilingDataBody[]] => [n, fromStacks(readStream(n)), readStream(n)]),
+  ];
+  for (const [name, full, compact] of streams) {
+    assert.ok(compact.some((b) => (b.stackIds?.length ?? 0) > 0), name);
+    for (const groupBy of ['line', 'function'] as GroupBy[]) {
+      const a = new ProfileModel();
+      const b = new ProfileModel();
+      for (const body of full) a.addBatch(body);
+      for (const body of compact) b.addBatch(body);
+      for (const hide of [false, true]) {
+        assert.deepEqual(sortedEntries(flattenModelTree(b, groupBy, undefined, hide)), sortedEntries(flattenModelTree(a, groupBy, undefined, hide)), `${name} ${groupBy}`);
+        for (const t of a.threadList()) assert.deepEqual(sortedEntries(flattenModelTree(b, groupBy, t.id, hide)), sortedEntries(flattenModelTree(a, groupBy, t.id, hide)), `${name} ${groupBy} ${t.id}`);
+      }
+      assert.deepEqual(b.threadList(), a.threadList(), name);
+      assert.deepEqual(b.totals, a.totals, name);
     }
   }
 });

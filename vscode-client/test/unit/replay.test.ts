@@ -93,6 +93,26 @@ test('past its bound the stream lets the oldest samples go, keeping their frames
   assert.ok(m.threadList().every((t) => t.info !== undefined), 'every thread is named');
 });
 
+test('a stream with stacks is bounded by its samples too, and its replay keeps every stack', () => {
+  const compact = readStream('live-stacks-stream.jsonl');
+  const bound = 40;
+  const stream = new RunStream(bound);
+  for (const b of compact) stream.add(b);
+  const { bodies, omittedSamples } = stream.replay();
+  const total = compact.reduce((a, b) => a + b.sampleCount, 0);
+  assert.equal(stream.totals.sampleCount, total);
+  assert.ok(omittedSamples > 0);
+  assert.equal(bodies.slice(1).reduce((a, b) => a + b.sampleCount, 0) + omittedSamples, total);
+  const head = bodies[0];
+  assert.equal(head.samples.length, 0);
+  assert.equal(head.stackIds, undefined, 'the head carries definitions only');
+  const stacks = (bs: ProfilingDataBody[]) => new Set(bs.flatMap((b) => Object.keys(b.newStacks ?? {})));
+  assert.deepEqual(stacks(bodies), stacks(compact), 'every stack of the run is still announced');
+  const m = aggregate(bodies);
+  assert.equal(m.totals.unknownFrameRefs, 0);
+  assert.equal(m.totals.sampleCount, total - omittedSamples);
+});
+
 test('the newest batch is kept even when it alone exceeds the bound', () => {
   const stream = new RunStream(1);
   for (const b of DATA.slice(0, 3)) stream.add(b);

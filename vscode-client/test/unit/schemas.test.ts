@@ -11,7 +11,7 @@ import { startArgumentsFromSettings } from '../../src/extension/controller';
 import { EXPORT_FORMATS } from '../../src/extension/export';
 import { DEFAULT_FORMAT, PROFILE_FORMATS, ProfilingErrorId, START_DEFAULTS, START_RANGES } from '../../src/model/protocol';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { clientRoot, randomStream, readStream, repoRoot } from '../support/reference';
+import { clientRoot, randomStream, readStream, repoRoot, toStacks } from '../support/reference';
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const schemaDir = join(repoRoot, 'schemas');
@@ -29,14 +29,29 @@ function validate(name: string, value: unknown): void {
 /** The constraints docs/PROFILING.md states beyond the schema. */
 function checkStream(bodies: ProfilingDataBody[]): void {
   const defined = new Set<string>();
+  const stacks = new Set<string>();
   for (const b of bodies) {
     validate('profilingData', b);
-    assert.equal(b.sampleCount, b.samples.length);
-    if (b.threadIds) assert.equal(b.threadIds.length, b.samples.length);
+    if (b.stackIds) {
+      // With stacks: runs of stack IDs, each stack announced once, before or with its first use.
+      assert.equal(b.samples.length, 0);
+      assert.equal(b.stackCounts!.length, b.stackIds.length);
+      assert.equal(b.sampleCount, b.stackCounts!.reduce((a, c) => a + c, 0));
+      if (b.threadIds) assert.equal(b.threadIds.length, b.stackIds.length);
+    } else {
+      assert.equal(b.sampleCount, b.samples.length);
+      if (b.threadIds) assert.equal(b.threadIds.length, b.samples.length);
+    }
     for (const id of Object.keys(b.newFrames)) {
       assert.ok(!defined.has(id), `frame ${id} announced twice`);
       defined.add(id);
     }
+    for (const [id, s] of Object.entries(b.newStacks ?? {})) {
+      assert.ok(!stacks.has(id), `stack ${id} announced twice`);
+      stacks.add(id);
+      for (const f of s) assert.ok(defined.has(String(f)), `frame ${f} of stack ${id} used before it is announced`);
+    }
+    for (const id of b.stackIds ?? []) assert.ok(stacks.has(String(id)), `stack ${id} used before it is announced`);
     for (const s of b.samples) for (const id of s) assert.ok(defined.has(String(id)), `frame ${id} used before it is announced`);
   }
 }
@@ -59,6 +74,9 @@ test('the fixture streams and the random test streams are valid profilingData bo
   checkStream(readStream('synthetic-stream.jsonl'));
   checkStream(readStream('encoder-stream.jsonl'));
   checkStream(readStream('live-stream.jsonl'));
+  checkStream(readStream('encoder-stacks-stream.jsonl'));
+  checkStream(readStream('live-stacks-stream.jsonl'));
+  checkStream(toStacks(readStream('live-stream.jsonl')));
   for (const seed of [1, 2, 3]) checkStream(randomStream(seed, 20));
   checkStream(randomStream(5, 20, { withThreads: false }));
 });
