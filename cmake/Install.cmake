@@ -5,4 +5,4 @@ include(GNUInstallDirs)
 if(NOT DAPPROF_PACKAGE)  # which installs the stripped copy the packages ship
   install(TARGETS dapprof)
 endif()
-install(FILES README.md docs/PROFILING.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
+install(FILES README.md docs/PROFILING.md docs/SECURITY.md DESTINATION ${CMAKE_INSTALL_DOCDIR})

@@ -65,7 +65,8 @@ class LegacyProfile {
     for (const auto& thread : snapshot.threads) {
       const auto tid = add_thread(thread.info);
       const auto stack = add_stack(thread.frames);
-      samples_.push_back(formats::Sample{tid, stack, std::max<std::int64_t>(t, 0), 1});
+      samples_.push_back(
+          formats::Sample{.thread = tid, .stack = stack, .time_us = std::max<std::int64_t>(t, 0)});
     }
   }
 

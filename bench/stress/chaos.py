@@ -1,9 +1,10 @@
 """Faults survived: rounds of real debugpy sessions through one `dapprof serve`, each profiling at
 1 kHz, in which one party is hurt at a random moment. After every round the daemon must answer a
 new session, have reaped every child, and be back to its baseline of open files and threads, its
-RSS within a few MiB of it.
+RSS within a few MiB of it (8 by default; more when DAPPROF_SANITIZE says the daemon is
+instrumented).
 
-Usage: chaos.py DAPPROF [--rounds 200] [--seed S] [--python PY] [--rss-slack-mib 8]
+Usage: chaos.py DAPPROF [--rounds 200] [--seed S] [--python PY] [--rss-slack-mib MIB]
 
 Faults, drawn in turn from a shuffled cycle so that each occurs equally often:
   kill-debuggee   SIGKILL of the program: profilingStopped must arrive
@@ -32,6 +33,7 @@ from pathlib import Path
 
 from stress_common import (TARGET, Daemon, DapError, Session, gone,
                            kill_quietly, read_collapsed, wait_until)
+from sanitizer import rss_bound_mib  # noqa: E402 (tests/support, on the path through stress_common)
 
 FAULTS = ["kill-debuggee", "kill-adapter", "kill-client", "stop-debuggee", "stall-client", "none"]
 
@@ -117,7 +119,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--python", default="/usr/bin/python3")
-    parser.add_argument("--rss-slack-mib", type=float, default=8.0)
+    parser.add_argument("--rss-slack-mib", type=float, default=rss_bound_mib(8))
     args = parser.parse_args()
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little")
     rng = random.Random(seed)

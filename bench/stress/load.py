@@ -7,15 +7,21 @@ Usage: load.py DAPPROF [--sessions 64] [--profiled 16] [--seconds 20] [--python 
 
 Each session has its own debugpy adapter and a small target (0.3 ms of work on a 30-frame stack
 every 30 ms). Target: p99 with profiling no more than 1.5x the quiet p99.
+
+The profiling sessions' clients run in a process of their own: decoding 16,000 samples a second in
+Python would otherwise hold the GIL that the pingers' threads need, and the round trips measured
+would be the harness's own.
 """
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from stress_common import HERE, Daemon, Pinger, Session, describe_ms, percentile
 
@@ -28,6 +34,49 @@ def phase(daemon: Daemon, pingers: list[Pinger], seconds: float) -> tuple[list[f
     time.sleep(seconds)
     end = time.monotonic()
     return [rtt for p in pingers for rtt in p.between(start, end)], daemon.cpu_seconds() - cpu
+
+
+def profiling_clients(port: int, pid: int, count: int, stop_file: Path, python: str, conn):
+    """The profiled sessions, in their own process: opened at once, then "start" starts
+    profiling at 1 kHz in all, "stop" stops it and answers (delivered, dropped), "end" ends them.
+    Anything that fails is sent back as the error's text."""
+    daemon = SimpleNamespace(port=port, pid=pid)
+    sessions: list[Session] = []
+    marks: list[int] = []
+    try:
+        for _ in range(count):
+            sessions.append(Session(daemon, TARGET, [stop_file, 30, 0.3, 30], python, timeout=120))
+        conn.send("ready")
+        while (command := conn.recv()) != "end":
+            if command == "start":
+                marks = [len(s.client.received) for s in sessions]
+                for s in sessions:
+                    started = s.client.call("startProfiling", {"rate": 1000}, 30)
+                    assert started["success"], started
+                conn.send("started")
+            elif command == "stop":
+                delivered = dropped = 0
+                for s, mark in zip(sessions, marks):
+                    summary = s.client.call("stopProfiling", {}, 60)["body"]
+                    stream = s.stream(mark)
+                    assert stream.delivered == summary["sampleCount"], (stream.delivered, summary)
+                    delivered += stream.delivered
+                    dropped += summary["droppedSampleCount"]
+                conn.send((delivered, dropped))
+    except BaseException as e:  # noqa: BLE001 (reported to the parent, which fails the run)
+        conn.send(f"error: {e!r}")
+    finally:
+        for s in sessions:
+            s.end()
+
+
+def expect(conn, what: str, timeout: float):
+    if not conn.poll(timeout):
+        raise SystemExit(f"the profiling clients did not answer {what!r} in {timeout:.0f} s")
+    answer = conn.recv()
+    if isinstance(answer, str) and answer.startswith("error"):
+        raise SystemExit(f"the profiling clients failed: {answer}")
+    return answer
 
 
 def main():
@@ -44,37 +93,39 @@ def main():
         daemon = Daemon(args.dapprof, args.python, work)
         sessions: list[Session] = []
         pingers: list[Pinger] = []
+        conn, child_end = multiprocessing.get_context("spawn").Pipe()
+        profilers = multiprocessing.get_context("spawn").Process(
+            target=profiling_clients, daemon=True,
+            args=(daemon.port, daemon.pid, args.profiled, stop_file, args.python, child_end))
         try:
             began = time.monotonic()
-            for _ in range(args.sessions):
+            profilers.start()
+            for _ in range(args.sessions - args.profiled):
                 sessions.append(Session(daemon, TARGET, [stop_file, 30, 0.3, 30], args.python,
                                         timeout=120))
+            expect(conn, "ready", 600)
             print(f"{args.sessions} sessions launched in {time.monotonic() - began:.0f} s; "
                   f"daemon: {daemon.resources()}", flush=True)
-            profiled, quiet = sessions[:args.profiled], sessions[args.profiled:]
+            quiet = sessions
             pingers = [Pinger(s) for s in quiet]
             for p in pingers:
                 p.start()
             time.sleep(2)  # every pinger under way
             quiet_rtts, quiet_cpu = phase(daemon, pingers, args.seconds)
-            marks = [len(s.client.received) for s in profiled]
-            for s in profiled:
-                started = s.client.call("startProfiling", {"rate": 1000}, 30)
-                assert started["success"], started
+            conn.send("start")
+            expect(conn, "started", 120)
             time.sleep(2)
             loaded_rtts, loaded_cpu = phase(daemon, pingers, args.seconds)
             rss = daemon.resources().rss_kib
-            delivered = dropped = 0
-            for s, mark in zip(profiled, marks):
-                summary = s.client.call("stopProfiling", {}, 60)["body"]
-                stream = s.stream(mark)
-                assert stream.delivered == summary["sampleCount"], (stream.delivered, summary)
-                delivered += stream.delivered
-                dropped += summary["droppedSampleCount"]
+            conn.send("stop")
+            delivered, dropped = expect(conn, "stop", 600)
             failures = sum(p.failures for p in pingers)
         finally:
             for p in pingers:
                 p.stop()
+            if profilers.is_alive():
+                conn.send("end")
+                profilers.join(120)
             # Ended while their programs run: a program that ends first makes each disconnect
             # wait for the session's own end, seconds apiece over 64 sessions.
             for s in sessions:

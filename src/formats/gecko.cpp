@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "formats/json_out.hpp"
@@ -94,6 +95,12 @@ class ThreadTables {
   }
   Json string_table() { return std::move(strings_); }
 
+  std::size_t string(const std::string& s) {
+    const auto [it, added] = string_ids_.try_emplace(s, strings_.size());
+    if (added) strings_.push_back(s);
+    return it->second;
+  }
+
  private:
   std::size_t frame(std::uint32_t profile_frame) {
     const auto [it, added] = frame_ids_.try_emplace(profile_frame, frame_rows_.size());
@@ -105,12 +112,6 @@ class ThreadTables {
     }
     return it->second;
   }
-  std::size_t string(const std::string& s) {
-    const auto [it, added] = string_ids_.try_emplace(s, strings_.size());
-    if (added) strings_.push_back(s);
-    return it->second;
-  }
-
   const Profile& profile_;
   Json strings_ = Json::array();
   std::unordered_map<std::string, std::size_t> string_ids_;
@@ -121,6 +122,51 @@ class ThreadTables {
   std::unordered_map<std::uint32_t, Json> stacks_;
 };
 
+struct TimedSample {
+  std::int64_t time_us;
+  std::uint32_t stack;
+  ThreadState state;
+};
+
+// Interval markers of what the thread was doing where the sampler saw it: "Idle" over each run
+// of samples in which it waited, "GIL" over each run in which it held the GIL. A run ends at a
+// sample in another state, or where no sample came for two intervals (the thread was not
+// sampled: the default mode skips idle threads), and lasts until one interval past its last.
+Json state_markers(const std::vector<TimedSample>& samples, std::int64_t interval_us,
+                   ThreadTables& tables) {
+  Json markers = Json::array();
+  struct Kind {
+    const char* name;
+    int category;
+    bool (*in)(const ThreadState&);
+  };
+  static constexpr Kind kKinds[] = {
+      {"Idle", kOther, [](const ThreadState& s) { return s.known && !s.active; }},
+      {"GIL", kPython, [](const ThreadState& s) { return s.known && s.gil; }},
+  };
+  for (const auto& kind : kKinds) {
+    std::optional<std::int64_t> begin;
+    std::int64_t last = 0;
+    const auto close = [&] {
+      if (!begin) return;
+      markers.push_back(Json::array({tables.string(kind.name), ms(*begin), ms(last + interval_us),
+                                     1 /* an interval */, kind.category, nullptr}));
+      begin.reset();
+    };
+    for (const auto& s : samples) {
+      if (begin && s.time_us - last > 2 * interval_us) close();
+      if (!kind.in(s.state)) {
+        close();
+        continue;
+      }
+      if (!begin) begin = s.time_us;
+      last = s.time_us;
+    }
+    close();
+  }
+  return markers;
+}
+
 std::string thread_name(const model::ThreadInfo& t) {
   return t.name.empty() ? fmt::format("Thread {}", t.os_thread_id) : t.name;
 }
@@ -129,21 +175,22 @@ std::string thread_name(const model::ThreadInfo& t) {
 
 void write_gecko(const Profile& profile, std::ostream& out, const WriteOptions&) {
   // Each thread's samples in time order: the importer expects a thread's times not to go back.
-  std::vector<std::vector<std::pair<std::int64_t, std::uint32_t>>> per_thread(
-      profile.threads().size());
-  for (const auto& s : profile.samples()) per_thread[s.thread].emplace_back(s.time_us, s.stack);
+  std::vector<std::vector<TimedSample>> per_thread(profile.threads().size());
+  for (const auto& s : profile.samples())
+    per_thread[s.thread].push_back({s.time_us, s.stack, s.state});
 
   Json threads = Json::array();
   for (std::size_t i = 0; i < per_thread.size(); ++i) {
     auto& samples = per_thread[i];
     std::stable_sort(samples.begin(), samples.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+                     [](const auto& a, const auto& b) { return a.time_us < b.time_us; });
     ThreadTables tables(profile);
     Json rows = Json::array();
     // A sample's weight is not written: Gecko samples have none, and a sampled recording's are
     // all 1 (weights come from merged views only).
-    for (const auto& [time_us, stack] : samples)
-      rows.push_back(Json::array({tables.stack(stack), ms(time_us), 0}));
+    for (const auto& sample : samples)
+      rows.push_back(Json::array({tables.stack(sample.stack), ms(sample.time_us), 0}));
+    Json markers = state_markers(samples, profile.interval_us, tables);
     const auto& t = profile.threads()[i];
     threads.push_back(
         {{"name", thread_name(t)},
@@ -153,8 +200,7 @@ void write_gecko(const Profile& profile, std::ostream& out, const WriteOptions&)
          {"unregisterTime", nullptr},
          {"tid", t.os_thread_id},
          {"pid", t.pid},
-         // The profile does not keep per-sample thread states, so there are no markers to
-         // write; the table is there as the importer requires it.
+         // Markers without a payload: the Marker Chart and Table show them by name and time.
          {"markers",
           {{"schema",
             {{"name", 0},
@@ -163,7 +209,7 @@ void write_gecko(const Profile& profile, std::ostream& out, const WriteOptions&)
              {"phase", 3},
              {"category", 4},
              {"data", 5}}},
-           {"data", Json::array()}}},
+           {"data", std::move(markers)}}},
          {"samples",
           {{"schema", {{"stack", 0}, {"time", 1}, {"eventDelay", 2}}}, {"data", std::move(rows)}}},
          {"frameTable", tables.frame_table()},

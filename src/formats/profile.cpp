@@ -61,11 +61,11 @@ std::uint32_t Profile::add_thread(const model::ThreadInfo& thread) {
 }
 
 void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
-                         double weight) {
+                         double weight, ThreadState state) {
   if (thread >= threads_.size() || stack >= stacks().size()) {
     throw std::out_of_range("profile: sample refers to an unknown thread or stack");
   }
-  samples_.add(Sample{thread, stack, time_us, weight});
+  samples_.add(Sample{thread, stack, time_us, weight, state});
   last_stack_[thread] = stack;
 }
 
@@ -75,7 +75,8 @@ void Profile::add_snapshot(const model::Snapshot& snapshot,
       std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
   for (const auto& thread : snapshot.threads) {
     const auto tid = add_thread(thread.info);
-    add_sample(tid, stack_of(tid, thread.frames), std::max<std::int64_t>(t, 0));
+    add_sample(tid, stack_of(tid, thread.frames), std::max<std::int64_t>(t, 0), 1,
+               state_of(thread));
   }
 }
 
@@ -87,6 +88,10 @@ std::int64_t Profile::end_us() const {
 bool Profile::multiple_processes() const {
   return std::any_of(threads_.begin(), threads_.end(),
                      [&](const model::ThreadInfo& t) { return t.pid != threads_.front().pid; });
+}
+
+ThreadState state_of(const model::ThreadStack& thread) {
+  return {.known = true, .active = thread.active, .gil = thread.owns_gil};
 }
 
 std::string frame_label(const model::Frame& frame) {

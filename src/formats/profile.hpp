@@ -36,8 +36,8 @@ class Profile {
   // Threads are identified by (pid, Python thread id, TID); a later non-empty name wins.
   std::uint32_t add_thread(const model::ThreadInfo& thread);
   void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
-                  double weight = 1);
-  // One sample per thread of the snapshot, timed relative to start.
+                  double weight = 1, ThreadState state = {});
+  // One sample per thread of the snapshot, timed relative to start, with the thread's state.
   void add_snapshot(const model::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
 
   const std::vector<model::Frame>& frames() const { return stacks_.frames(); }
@@ -73,6 +73,9 @@ class Profile {
   std::vector<std::uint32_t> last_stack_;
   SampleStore samples_;
 };
+
+// The state the sampler saw a thread of a snapshot in.
+ThreadState state_of(const model::ThreadStack& thread);
 
 // "function (file:line)", py-spy's label for a frame; "(file)" without a line, bare name without
 // a file.

@@ -6,9 +6,10 @@
 namespace dapprof::formats {
 namespace {
 
-// One sample: varint(zigzag(time - previous time)), varint(thread << 1 | weighted), varint(stack),
-// then the weight's 8 bytes only if weighted (weight != 1). A sample of a thread among the first
-// 64, of a stack among the first 128 and 64 to 8191 µs after the previous one takes 4 bytes.
+// One sample: varint(zigzag(time - previous time)), varint(thread << 4 | state << 1 | weighted),
+// varint(stack), then the weight's 8 bytes only if weighted (weight != 1). A sample of a thread
+// among the first 8, of a stack among the first 128 and 64 to 8191 µs after the previous one takes
+// 4 bytes.
 constexpr std::size_t kMaxVarint = 10;
 constexpr std::size_t kMaxEncoded = 3 * kMaxVarint + sizeof(double);
 
@@ -37,6 +38,14 @@ std::uint64_t zigzag(std::uint64_t difference) {
 }
 std::uint64_t unzigzag(std::uint64_t value) { return (value >> 1) ^ (0 - (value & 1)); }
 
+constexpr unsigned kStateBits = 3;
+std::uint64_t state_bits(const ThreadState& s) {
+  return (s.known ? 1u : 0u) | (s.active ? 2u : 0u) | (s.gil ? 4u : 0u);
+}
+ThreadState state_of(std::uint64_t bits) {
+  return {.known = (bits & 1) != 0, .active = (bits & 2) != 0, .gil = (bits & 4) != 0};
+}
+
 }  // namespace
 
 void SampleStore::add(const Sample& sample) {
@@ -44,7 +53,8 @@ void SampleStore::add(const Sample& sample) {
   const bool weighted = sample.weight != 1;
   std::uint8_t* end = put_varint(encoded, zigzag(static_cast<std::uint64_t>(sample.time_us) -
                                                  static_cast<std::uint64_t>(previous_time_us_)));
-  end = put_varint(end, (static_cast<std::uint64_t>(sample.thread) << 1) | (weighted ? 1 : 0));
+  end = put_varint(end, (static_cast<std::uint64_t>(sample.thread) << (kStateBits + 1)) |
+                            (state_bits(sample.state) << 1) | (weighted ? 1 : 0));
   end = put_varint(end, sample.stack);
   if (weighted) {
     std::memcpy(end, &sample.weight, sizeof sample.weight);
@@ -105,7 +115,8 @@ void SampleStore::Iterator::decode() {
   current_.time_us = static_cast<std::int64_t>(static_cast<std::uint64_t>(current_.time_us) +
                                                unzigzag(get_varint(next_)));
   const std::uint64_t thread = get_varint(next_);
-  current_.thread = static_cast<std::uint32_t>(thread >> 1);
+  current_.thread = static_cast<std::uint32_t>(thread >> (kStateBits + 1));
+  current_.state = state_of((thread >> 1) & ((1u << kStateBits) - 1));
   current_.stack = static_cast<std::uint32_t>(get_varint(next_));
   current_.weight = 1;
   if (thread & 1) {

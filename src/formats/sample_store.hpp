@@ -13,11 +13,21 @@
 
 namespace dapprof::formats {
 
+// What a thread was doing when it was sampled, as the sampler saw it; not known for a sample that
+// came from elsewhere (a test's, a rewritten profile keeps it).
+struct ThreadState {
+  bool known = false;
+  bool active = false;  // running, not waiting in a system call or on a lock
+  bool gil = false;     // holding the GIL
+  bool operator==(const ThreadState&) const = default;
+};
+
 struct Sample {
   std::uint32_t thread = 0;  // index into Profile::threads()
   std::uint32_t stack = 0;   // index into Profile::stacks()
   std::int64_t time_us = 0;  // since the recording started
   double weight = 1;         // how many samples this one stands for
+  ThreadState state{};
   bool operator==(const Sample&) const = default;
 };
 

@@ -24,7 +24,7 @@ Profile map_stacks(const Profile& profile, const StackRewrite& rewrite) {
       rewrite(in, rewritten);
       stack_id = out.add_stack(rewritten);
     }
-    out.add_sample(sample.thread, *stack_id, sample.time_us, sample.weight);
+    out.add_sample(sample.thread, *stack_id, sample.time_us, sample.weight, sample.state);
   }
   return out;
 }

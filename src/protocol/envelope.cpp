@@ -5,13 +5,6 @@
 namespace dapprof::protocol {
 namespace {
 
-constexpr std::string_view kPtraceRemedy =
-    "dapprof needs ptrace access to the process: run dapprof as the same user with "
-    "/proc/sys/kernel/yama/ptrace_scope set to 0 (sudo sysctl kernel.yama.ptrace_scope=0), or "
-    "grant it CAP_SYS_PTRACE (sudo setcap cap_sys_ptrace+ep <path to dapprof>, or run it as "
-    "root); in a container, start the container with --cap-add=SYS_PTRACE. (A ptrace_scope of 3 "
-    "forbids attaching until the next reboot.)";
-
 ProfilingErrorId id_of(ErrorCode code) {
   switch (code) {
     case ErrorCode::InvalidArgument:
@@ -45,13 +38,7 @@ Json member_or(const Json& request, const char* key, bool (Json::*is_type)() con
 
 }  // namespace
 
-ProtocolError from_error(const Error& error) {
-  const auto id = id_of(error.code);
-  if (id == ProfilingErrorId::PermissionDenied &&
-      error.message.find("CAP_SYS_PTRACE") == std::string::npos)
-    return {id, fmt::format("{}. {}", error.message, kPtraceRemedy)};
-  return {id, error.message};
-}
+ProtocolError from_error(const Error& error) { return {id_of(error.code), error.message}; }
 
 namespace errors {
 
@@ -76,12 +63,6 @@ ProtocolError not_in_session(pid_t pid, pid_t debuggee) {
           fmt::format("Process {} is not part of this debug session: only the debuggee (process "
                       "{}) and its child processes can be profiled.",
                       pid, debuggee)};
-}
-
-ProtocolError permission_denied(pid_t pid, std::string_view detail) {
-  return {ProfilingErrorId::PermissionDenied,
-          fmt::format("Permission denied reading the memory of process {} ({}). {}", pid, detail,
-                      kPtraceRemedy)};
 }
 
 ProtocolError output_failed(std::string_view path, std::string_view detail) {

@@ -17,8 +17,8 @@ struct ProtocolError {
   std::string message;  // for a person: what happened and what to do
 };
 
-// Maps a sampler or argument error to its id, keeping its message (permission errors always end
-// with the remedy: CAP_SYS_PTRACE, ptrace_scope, container flags).
+// Maps a sampler or argument error to its id, keeping its message: the sampler's permission
+// errors already say their cause and its fix (sampler/process/permissions), which only it knows.
 ProtocolError from_error(const Error& error);
 
 // The errors the session itself detects, worded once.
@@ -27,7 +27,6 @@ ProtocolError no_debuggee();
 ProtocolError already_profiling(pid_t pid);
 ProtocolError not_profiling();
 ProtocolError not_in_session(pid_t pid, pid_t debuggee);
-ProtocolError permission_denied(pid_t pid, std::string_view detail);
 ProtocolError output_failed(std::string_view path, std::string_view detail);
 ProtocolError no_profile();
 }  // namespace errors

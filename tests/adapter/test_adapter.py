@@ -7,7 +7,6 @@ import signal
 import socket
 import subprocess
 import threading
-import time
 
 import pytest
 
@@ -15,7 +14,6 @@ import network
 import pythons
 from conftest import (DEBIAN_PYTHON, FIXTURES, break_line, children_of, dapprof_bin,
                       process_state, start_debugpy_direct, start_serve, start_stdio, wait_until)
-from dapclient import DapClient, DapError
 from sessions import INITIALIZE, launch_session
 
 

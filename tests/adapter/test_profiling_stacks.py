@@ -10,7 +10,7 @@ from conftest import DEBIAN_PYTHON, start_stdio
 from dapclient import DapClient
 from profiling_stream import Stream
 from sessions import INITIALIZE
-from test_profiling import TARGET, assert_fixture_profiled, check_run, finish, profile_run
+from live_session import TARGET, assert_fixture_profiled, check_run, finish, profile_run
 
 
 def per_thread_stacks(stream: Stream) -> dict[int, list[tuple]]:

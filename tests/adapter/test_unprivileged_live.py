@@ -13,7 +13,7 @@ import pytest
 import unprivileged
 from conftest import (DEBIAN_PYTHON, FIXTURES, dapprof_bin, start_serve, start_stdio,
                       wait_until)
-from test_profiling import (TARGET, assert_fixture_profiled, attach, check_run, finish, launch,
+from live_session import (TARGET, assert_fixture_profiled, attach, check_run, finish, launch,
                             profile_run)
 from unprivileged import MAKE_NON_DUMPABLE, SYSTEM_PYTHON
 

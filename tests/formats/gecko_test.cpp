@@ -4,6 +4,7 @@
 
 #include <map>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "formats/writers.hpp"
 #include "sample_profile.hpp"
@@ -40,7 +41,7 @@ TEST(Gecko, MetaAndThreads) {
     EXPECT_EQ(t.at("tid"), profile.threads()[i].os_thread_id);
     EXPECT_EQ(t.at("pid"), profile.threads()[i].pid);
     EXPECT_EQ(t.at("processType"), "default");
-    EXPECT_TRUE(t.at("markers").at("data").empty());
+    EXPECT_TRUE(t.at("markers").at("data").empty());  // no sample says its thread's state
   }
   EXPECT_EQ(doc["threads"][0]["name"], "MainThread");
   EXPECT_EQ(doc["threads"][2]["name"], "Thread 2001");  // no name: its TID
@@ -105,6 +106,42 @@ TEST(Gecko, LocationNamesTheFunctionByItsStart) {
   EXPECT_EQ(t["stringTable"][row[column(t["frameTable"], "location")].get<std::size_t>()],
             "f (app.py:10)");
   EXPECT_EQ(row[column(t["frameTable"], "line")], 12);
+}
+
+// Markers from the states the sampler saw: a run of idle samples is one "Idle" interval, a run
+// holding the GIL one "GIL" interval, each until an interval past its last sample; a change of
+// state or a gap of over two intervals (the thread was not sampled) ends a run; samples whose
+// state is not known make none.
+TEST(Gecko, MarkersSpanRunsOfIdleAndGilSamples) {
+  Profile profile;
+  profile.interval_us = 1000;
+  const std::vector<model::Frame> stack = {{"f", "app.py", 1, model::FrameKind::Python, ""}};
+  const auto t = profile.add_thread({1, 2, 3, "T"});
+  const auto s = profile.add_stack(stack);
+  const ThreadState idle{.known = true}, gil{.known = true, .active = true, .gil = true},
+      running{.known = true, .active = true};
+  // ms: 0-2 idle, 3-4 running with the GIL, 5 running without, 6 with, gap, 20-21 with, 22-23
+  // of unknown state.
+  const std::pair<int, ThreadState> samples[] = {{0, idle}, {1, idle},    {2, idle}, {3, gil},
+                                                 {4, gil},  {5, running}, {6, gil},  {20, gil},
+                                                 {21, gil}, {22, {}},     {23, {}}};
+  for (const auto& [ms, state] : samples) profile.add_sample(t, s, ms * 1000, 1, state);
+  const auto doc = json::parse(to_string(model::ProfileFormat::Gecko, profile));
+  const auto& thread = doc["threads"][0];
+  const auto& markers = thread["markers"];
+  std::vector<std::tuple<std::string, double, double, int, std::string>> got;
+  for (const auto& m : markers["data"]) {
+    got.emplace_back(
+        thread["stringTable"][m[column(markers, "name")].get<std::size_t>()],
+        m[column(markers, "startTime")], m[column(markers, "endTime")], m[column(markers, "phase")],
+        doc["meta"]["categories"][m[column(markers, "category")].get<std::size_t>()]["name"]);
+    EXPECT_TRUE(m[column(markers, "data")].is_null());
+  }
+  using M = std::tuple<std::string, double, double, int, std::string>;
+  EXPECT_EQ(got, (std::vector<M>{{"Idle", 0.0, 3.0, 1, "Other"},
+                                 {"GIL", 3.0, 5.0, 1, "Python"},
+                                 {"GIL", 6.0, 7.0, 1, "Python"},
+                                 {"GIL", 20.0, 22.0, 1, "Python"}}));
 }
 
 }  // namespace

@@ -23,6 +23,7 @@ void expect_same(const Sample& got, const Sample& want, std::size_t i) {
   ASSERT_EQ(got.time_us, want.time_us) << "sample " << i;
   ASSERT_EQ(std::bit_cast<std::uint64_t>(got.weight), std::bit_cast<std::uint64_t>(want.weight))
       << "sample " << i;
+  ASSERT_EQ(got.state, want.state) << "sample " << i;
 }
 
 void expect_decodes_to(const SampleStore& store, const std::vector<Sample>& want) {
@@ -73,6 +74,8 @@ std::vector<Sample> random_samples(std::size_t count, std::uint32_t seed) {
     s.stack =
         pick(10) == 0 ? static_cast<std::uint32_t>(rng()) : static_cast<std::uint32_t>(pick(200));
     s.weight = pick(8) == 0 ? weights[pick(std::size(weights))] : 1.0;
+    const auto bits = pick(8);  // every combination, the impossible ones too
+    s.state = {.known = (bits & 1) != 0, .active = (bits & 2) != 0, .gil = (bits & 4) != 0};
     out.push_back(s);
   }
   return out;
@@ -107,7 +110,11 @@ TEST(SampleStore, EmptyStore) {
 TEST(SampleStore, SteadySamplingTakesFourBytesASample) {
   SampleStore store;
   for (std::int64_t i = 0; i < 100'000; ++i) {
-    store.add({static_cast<std::uint32_t>(i % 4), static_cast<std::uint32_t>(i % 100), i * 1000});
+    // As a sampler gives them: each with its thread's state.
+    store.add({.thread = static_cast<std::uint32_t>(i % 4),
+               .stack = static_cast<std::uint32_t>(i % 100),
+               .time_us = i * 1000,
+               .state = {.known = true, .active = i % 3 != 0, .gil = i % 3 == 1}});
   }
   EXPECT_LE(store.encoded_bytes(), 4 * store.size());
 }
@@ -133,8 +140,10 @@ TEST(SampleStore, CopiesShareDataButNotLaterSamples) {
 
 TEST(SampleStore, IteratorsCopyAndCompare) {
   SampleStore store;
-  store.add({1, 2, 3, 1});
-  store.add({4, 5, 6, 7});
+  const Sample a{.thread = 1, .stack = 2, .time_us = 3};
+  const Sample b{.thread = 4, .stack = 5, .time_us = 6, .weight = 7, .state = {.known = true}};
+  store.add(a);
+  store.add(b);
   auto it = store.begin();
   const auto first = it++;
   EXPECT_EQ(first->thread, 1u);
@@ -142,7 +151,7 @@ TEST(SampleStore, IteratorsCopyAndCompare) {
   EXPECT_NE(first, it);
   EXPECT_EQ(++it, store.end());
   const std::vector<Sample> all(store.begin(), store.end());
-  EXPECT_EQ(all, (std::vector<Sample>{{1, 2, 3, 1}, {4, 5, 6, 7}}));
+  EXPECT_EQ(all, (std::vector<Sample>{a, b}));
 }
 
 TEST(ProfileSamples, RandomProfileRoundTripsWithRunningTotals) {
@@ -162,7 +171,7 @@ TEST(ProfileSamples, RandomProfileRoundTripsWithRunningTotals) {
     s.thread %= 300;
     s.stack %= 200;
     s.time_us %= 1'000'000'000'000;  // end_us() adds interval_us: keep clear of overflow
-    p.add_sample(s.thread, s.stack, s.time_us, s.weight);
+    p.add_sample(s.thread, s.stack, s.time_us, s.weight, s.state);
   }
   expect_decodes_to(p.samples(), want);
   std::int64_t end = p.duration_us;

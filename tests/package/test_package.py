@@ -233,6 +233,7 @@ def test_deb_fields_and_files(deb):
         "/usr/share/doc/dapprof/changelog.gz": "-rw-r--r--",
         "/usr/share/doc/dapprof/README.md": "-rw-r--r--",
         "/usr/share/doc/dapprof/PROFILING.md": "-rw-r--r--",
+        "/usr/share/doc/dapprof/SECURITY.md": "-rw-r--r--",
         "/usr/share/dapprof/dapprof-linux-x64.vsix": "-rw-r--r--",
         "/usr/share/lintian/overrides/dapprof": "-rw-r--r--",
     }

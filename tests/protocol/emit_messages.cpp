@@ -111,7 +111,10 @@ void emit_errors() {
   emit("profilingErrorResponse", make_error_response(stop, errors::not_profiling()));
   emit("profilingErrorResponse", make_error_response(start, errors::not_in_session(7, 42)));
   emit("profilingErrorResponse",
-       make_error_response(start, errors::permission_denied(42, "Operation not permitted")));
+       make_error_response(
+           start, from_error({"permission denied to read the memory of process 42 (dapprof runs "
+                              "as uid 1000). The process belongs to another user (uid 0).",
+                              ErrorCode::PermissionDenied})));
   emit("profilingErrorResponse",
        make_error_response(stop, errors::output_failed("/root/x.json", "Permission denied")));
   for (auto code : {ErrorCode::Generic, ErrorCode::InvalidArgument, ErrorCode::NoSuchProcess,

@@ -40,7 +40,7 @@ void Recording::add(model::Snapshot&& snapshot) {
       builder_.add_errors(1);
       continue;
     }
-    profile_.add_sample(profile_.add_thread(thread.info), stack, t);
+    profile_.add_sample(profile_.add_thread(thread.info), stack, t, 1, formats::state_of(thread));
     ++samples_;
   }
   if (!batch_first_) batch_first_ = snapshot.time;

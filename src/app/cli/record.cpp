@@ -17,6 +17,7 @@
 #include "app/cli/child.hpp"
 #include "app/cli/format_names.hpp"
 #include "app/cli/options.hpp"
+#include "app/cli/output_file.hpp"
 #include "app/cli/progress.hpp"
 #include "app/cli/sampling_flags.hpp"
 #include "app/cli/sampling_target.hpp"
@@ -113,12 +114,12 @@ int run_record(const RecordOptions& o) {
   const StopSignals signals;
   std::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill us before the output is written
 
-  const std::string path = o.output.empty() ? default_output(o, *format) : o.output;
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) {
-    fmt::print(stderr, "dapprof: error: cannot write '{}': {}\n", path, std::strerror(errno));
+  auto output = OutputFile::claim(o.output.empty() ? default_output(o, *format) : o.output);
+  if (!output) {
+    fmt::print(stderr, "dapprof: error: {}\n", output.message());
     return 1;
   }
+  const std::string& path = output->path();
 
   UniqueFd capture;
   std::string capture_path;
@@ -229,6 +230,8 @@ int run_record(const RecordOptions& o) {
   rec.profile.duration_us = std::chrono::duration_cast<std::chrono::microseconds>(elapsed).count();
   if (!o.full_filenames && formats::shows_short_files(*format))
     rec.profile = formats::with_files(rec.profile, std::ref(short_filenames));
+  output->keep();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
   formats::write(*format, rec.profile, out,
                  {.threads = o.threads, .hide_debugger = o.hide_debugger});
   out.close();

@@ -63,6 +63,21 @@ def test_spawned_program_missing(dapprof, tmp_path):
     assert "cannot start no-such-program-here" in out.stderr
 
 
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_failed_record_loses_no_file(dapprof, sleeping_pid, tmp_path, existing):
+    """A record that ends before it has a profile (here: not a Python process) leaves a file
+    that was at the output path as it was, and creates none where there was none."""
+    output = tmp_path / "profile.svg"
+    if existing:
+        output.write_text("an earlier profile")
+    out = run([dapprof, "record", "--pid", str(sleeping_pid), "-o", str(output)])
+    assert out.returncode != 0 and "is not a CPython process" in out.stderr
+    if existing:
+        assert output.read_text() == "an earlier profile"
+    else:
+        assert not output.exists()
+
+
 def test_unwritable_output(dapprof, target):
     out = run([dapprof, "record", "--pid", str(target.pid), "-o", "/nonexistent-dir/x.svg"])
     assert out.returncode != 0

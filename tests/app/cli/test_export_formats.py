@@ -232,6 +232,7 @@ def test_gecko_tables_resolve_to_the_fixture(dapprof, start_target, tmp_path, py
     total = 0
     names = set()
     main_leaves = 0
+    spans: dict[tuple[str, str], list[float]] = {}  # (thread, marker) -> durations in ms
     for thread in doc["threads"]:
         assert thread["pid"] == pid and thread["processType"] == "default"
         assert isinstance(thread["tid"], int) and thread["tid"] > 0
@@ -275,5 +276,19 @@ def test_gecko_tables_resolve_to_the_fixture(dapprof, start_target, tmp_path, py
         # With --idle each of the fixture's two threads is in every sample that record counts.
         assert len(rows["data"]) == samples, thread["name"]
         total += len(rows["data"])
+        markers = thread["markers"]
+        for m in markers["data"]:
+            name = strings[m[column(markers, "name")]]
+            start, end = m[column(markers, "startTime")], m[column(markers, "endTime")]
+            assert m[column(markers, "phase")] == 1 and 0 <= start < end <= meta["profilingEndTime"]
+            spans.setdefault((thread["name"], name), []).append(end - start)
     assert total == 2 * samples
     assert main_leaves > 0 and names == {"MainThread", "sleepy-worker"}, names
+    # The worker sleeps (idle, without the GIL) and the main thread spins holding it: the markers
+    # of what each was doing cover much of the 1.5 s recorded (the main thread waits for the GIL
+    # while the worker wakes, which a sample may see).
+    def covered(thread: str, marker: str) -> float:
+        return sum(spans.get((thread, marker), []))
+    assert covered("sleepy-worker", "Idle") > 750 and covered("MainThread", "GIL") > 750, spans
+    assert covered("sleepy-worker", "GIL") < covered("sleepy-worker", "Idle") / 10, spans
+    assert covered("MainThread", "Idle") < covered("MainThread", "GIL") / 10, spans

@@ -187,8 +187,11 @@ def test_threads_created_mid_sample(dapprof, interp, tmp_path):
         assert t.proc.poll() is None, "the target died while sampled"
     assert out.returncode == 0, out.stderr
     assert took < 30
+    # Sampling went on to the end while threads came and went (how many samples that gives
+    # depends on the machine's speed: a busy one with a sanitizer build gets a few dozen).
+    assert "Stopped sampling: 1.5s elapsed." in out.stderr, out.stderr
     samples = int(re.search(r"Samples: (\d+)", out.stderr).group(1))
-    assert samples > 50, out.stderr
+    assert samples >= 5, out.stderr
     assert "burst" in output.read_text()
 
 
