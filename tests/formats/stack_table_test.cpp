@@ -85,9 +85,12 @@ TEST(StackTable, PreviousStackShortcutMatchesFullLookup) {
       model::ThreadStack ts;
       ts.info = {1, static_cast<std::uint64_t>(t), static_cast<std::uint64_t>(100 + t), ""};
       ts.frames = stack;
+      ts.active = r % 2 == 0;
+      ts.owns_gil = r % 3 == 0;
       snap.threads.push_back(ts);
-      // The same stack through the lookup of every frame.
-      slow.add_sample(slow.add_thread(ts.info), slow.add_stack(ts.frames), tick * 1000);
+      // The same stack through the lookup of every frame, and the state as a snapshot gives it.
+      slow.add_sample(slow.add_thread(ts.info), slow.add_stack(ts.frames), tick * 1000, 1,
+                      {.known = true, .active = ts.active, .gil = ts.owns_gil});
     }
     fast.add_snapshot(snap, start);
   }
