@@ -46,7 +46,8 @@ struct AttachOptions {
   // _PyEval_Vector...) and the frames outside the outermost Python frame (_start, thread entry).
   bool native_all = false;
   // For callers that drop idle threads: a thread the kernel shows sleeping is neither stopped
-  // nor walked, and appears in snapshots with active=false and no frames. In blocking mode only
+  // nor walked, and is left out of snapshots (one sleeping in a known waiting function is
+  // walked, and appears with active=false). In blocking mode only
   // the running threads are then stopped at each sample; a debugged program has half a dozen
   // threads of the debugger's, nearly always asleep, each of which a stop would wake.
   bool skip_idle = false;

@@ -17,12 +17,12 @@
 #include "sampler/process/pause.hpp"
 #include "sampler/process/sample_reads.hpp"
 #include "sampler/process/tasks.hpp"
-#include "sampler/process/thread_states.hpp"
 #include "sampler/python/activity.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/locals.hpp"
 #include "sampler/python/pthread_tids.hpp"
+#include "sampler/python/sleepers.hpp"
 #include "sampler/python/stack_walk.hpp"
 #include "sampler/python/thread_names.hpp"
 #include "sampler/sampler.hpp"
@@ -34,9 +34,6 @@ using python::Address;
 using Chunk = process::ProcessMemory::Chunk;
 
 constexpr int kMaxInterpreters = 64;
-// How long a thread found idle, with no sign of waking, is taken to stay so without asking the
-// kernel again.
-constexpr auto kIdleRecheck = std::chrono::milliseconds(50);
 // Consistent reads: how many unpaused reads may find a stack moving before a sample pauses.
 constexpr int kUnpausedAttempts = 2;
 // ... and how many may read past the fetch (the first sample, a stack that grew) before one does.
@@ -153,7 +150,7 @@ class PythonProcessImpl final : public PythonProcess {
       // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
       auto tids = task_list(false);
       if (!tids) return tids.error();
-      running = thread_states_.active(*tids);
+      running = sleepers_.ask_all(*tids);
       std::vector<pid_t> active;
       if (options_.skip_idle)
         for (const auto& [tid, is_running] : running)
@@ -171,17 +168,22 @@ class PythonProcessImpl final : public PythonProcess {
       ~EndSample() { reads.end(); }
     } end_sample{sample_reads_};
 
-    auto threads = read_threads();
+    sleepers_.begin(std::chrono::steady_clock::now());
+    auto threads = read_threads(mode != Read::Paused && options_.skip_idle);
     if (!threads) return threads.error();
-    if (auto s = find_tids(*threads); !s) return s.error();
+    if (auto s = find_tids(*threads, mode != Read::Paused && options_.skip_idle); !s)
+      return s.error();
     if (mode != Read::Paused) running = kernel_states(*threads);
     // Where each walked thread's top frame pointer and that frame's code word were read, and
     // what they were.
-    std::vector<Chunk> tops;
-    std::vector<Address> expected;
+    std::vector<Chunk>& tops = tops_;
+    std::vector<Address>& expected = expected_tops_;
+    tops.clear();
+    expected.clear();
     for (const auto& t : *threads) {
-      if (auto s = read_thread(t, running, snap); !s) return s.error();
-      if (!snap.threads.back().frames.empty() && t.raw.top_word) {
+      auto kept = read_thread(t, running, snap);
+      if (!kept) return kept.error();
+      if (*kept && !snap.threads.back().frames.empty() && t.raw.top_word) {
         tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
         expected.push_back(t.raw.top_frame);
         tops.push_back({t.raw.top_frame + layout_.frame_code, nullptr, sizeof(Address)});
@@ -198,7 +200,8 @@ class PythonProcessImpl final : public PythonProcess {
       // popped above it leaves it intact), so the stack read is one that existed. The same
       // address is not enough: a call returned and another made from the same caller puts its
       // frame there too, hence its code word is compared as well.
-      std::vector<Address> now(tops.size());
+      std::vector<Address>& now = tops_now_;
+      now.assign(tops.size(), 0);
       for (std::size_t i = 0; i < tops.size(); ++i) tops[i].out = &now[i];
       if (auto s = memory_.read_now(tops); !s) return python::as_torn(s.error());
       if (now != expected) return Error{"a stack moved while it was read", ErrorCode::TornRead};
@@ -214,40 +217,21 @@ class PythonProcessImpl final : public PythonProcess {
     std::uint64_t tid = 0;   // Linux TID; 0 if unknown
   };
 
-  // The kernel's view of each thread, unpaused. A thread found idle is asked again only on a
-  // sign that it woke: it holds the GIL, its top frame changed, or kIdleRecheck has passed. So a
-  // program with many sleeping threads (a debugger's) samples nearly as cheaply as one thread.
+  // The kernel's view of each thread, unpaused, asked only about threads not still asleep.
   std::unordered_map<pid_t, bool> kernel_states(const std::vector<FoundThread>& threads) {
-    const auto now = std::chrono::steady_clock::now();
-    std::unordered_map<pid_t, bool> result;
-    std::vector<pid_t> tids;
+    std::vector<python::Sleepers::Thread> seen;
+    seen.reserve(threads.size());
     for (const auto& t : threads) {
-      const auto tid = static_cast<pid_t>(t.tid);
-      if (tid <= 0) continue;
-      tids.push_back(tid);
-      auto& memo = idle_memo_[tid];
-      const bool holds_gil = t.gil_holder != 0 && t.gil_holder == t.raw.tstate;
-      if (memo.idle && !holds_gil && memo.top_frame == t.raw.top_frame &&
-          now - memo.checked < kIdleRecheck) {
-        result.emplace(tid, false);
-        continue;
-      }
-      const bool active = thread_states_.running(tid);
-      memo = {!active, t.raw.top_frame, now};
-      result.emplace(tid, active);
+      seen.push_back({static_cast<pid_t>(t.tid), t.raw.tstate, t.gil_holder,
+                      t.raw.top_read ? std::optional(t.raw.top_frame) : std::nullopt});
     }
-    if (tids.size() != idle_memo_.size()) {
-      std::erase_if(idle_memo_, [&](const auto& entry) {
-        return std::find(tids.begin(), tids.end(), entry.first) == tids.end();
-      });
-      thread_states_.retain(tids);
-    }
-    return result;
+    return sleepers_.states(seen);
   }
 
   // Every interpreter's thread states. Batched: the interpreter list head and (3.8-3.11) the GIL
-  // holder, then per interpreter its thread list head, successor and (3.12+) GIL.
-  Result<std::vector<FoundThread>> read_threads() {
+  // holder, then per interpreter its thread list head, successor and (3.12+) GIL. With
+  // `skip_sleepers`, the top frame of a thread still asleep (see Sleepers) is left unread.
+  Result<std::vector<FoundThread>> read_threads(bool skip_sleepers) {
     Address head = 0;
     Address runtime_holder = 0;
     std::vector<Chunk> chunks{{interp_.runtime + layout_.runtime_interpreters_head, &head, 8}};
@@ -264,7 +248,12 @@ class PythonProcessImpl final : public PythonProcess {
       InterpreterWords words;
       if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
-      auto threads = walker_.threads(interp, words.threads_head);
+      const auto asleep = [&](const python::RawThread& t) {
+        return sleepers_.asleep(static_cast<pid_t>(t.native_thread_id), t.tstate, words.gil_holder);
+      };
+      auto threads = skip_sleepers && layout_.tstate_native_thread_id != python::kAbsent
+                         ? walker_.threads(interp, words.threads_head, asleep)
+                         : walker_.threads(interp, words.threads_head);
       if (!threads) return threads.error();
       std::vector<std::uint64_t> ids;
       for (const auto& t : *threads) {
@@ -279,18 +268,36 @@ class PythonProcessImpl final : public PythonProcess {
 
   // 3.8-3.10 record no TID in the thread state: find it from the pthread, among the TIDs
   // listed (again, if one is missing: a thread started since the last listing).
-  Status find_tids(std::vector<FoundThread>& threads) {
+  // A thread still asleep (see Sleepers) keeps the TID found for it last time: reading it
+  // again would fetch a word of that thread's own stack mapping at every sample.
+  Status find_tids(std::vector<FoundThread>& threads, bool skip_sleepers) {
     if (layout_.tstate_native_thread_id != python::kAbsent) return Ok{};
     std::vector<std::uint64_t> ids;
-    for (const auto& t : threads) ids.push_back(t.raw.thread_id);
+    std::vector<FoundThread*> unknown;
+    std::unordered_map<std::uint64_t, std::uint64_t> found;
+    for (auto& t : threads) {
+      const auto known = skip_sleepers ? sleepers_.tid_of(t.raw.thread_id) : std::nullopt;
+      if (known && sleepers_.asleep(static_cast<pid_t>(*known), t.raw.tstate, t.gil_holder,
+                                    t.raw.top_frame)) {
+        t.tid = *known;
+        found.emplace(t.raw.thread_id, t.tid);
+        continue;
+      }
+      ids.push_back(t.raw.thread_id);
+      unknown.push_back(&t);
+    }
     for (bool stale : {false, true}) {
+      if (ids.empty()) break;
       auto known = task_list(stale);
       if (!known) return known.error();
       const auto tids = tid_finder_.tids(memory_, ids, *known);
-      for (std::size_t i = 0; i < threads.size(); ++i) threads[i].tid = tids[i];
+      for (std::size_t i = 0; i < unknown.size(); ++i) unknown[i]->tid = tids[i];
       if (std::find(tids.begin(), tids.end(), 0) == tids.end()) break;
       if (std::chrono::steady_clock::now() - *tasks_listed_ < kTaskListMinAge) break;
     }
+    for (const auto* t : unknown)
+      if (t->tid) found.emplace(t->raw.thread_id, t->tid);
+    sleepers_.found_tids(std::move(found));
     return Ok{};
   }
 
@@ -341,21 +348,25 @@ class PythonProcessImpl final : public PythonProcess {
     return Ok{};
   }
 
-  Status read_thread(const FoundThread& found, const std::unordered_map<pid_t, bool>& running,
-                     model::Snapshot& snap) {
+  // Adds the thread's stack to the snapshot; false if it was left out: an idle thread when idle
+  // threads are skipped, which the loop would drop anyway (so a program with many sleeping
+  // threads costs little more per sample than one with a single thread).
+  Result<bool> read_thread(const FoundThread& found, const std::unordered_map<pid_t, bool>& running,
+                           model::Snapshot& snap) {
     const auto& t = found.raw;
+    const auto it = running.find(static_cast<pid_t>(found.tid));
+    const bool kernel_active = it != running.end() && it->second;
+    if (options_.skip_idle && !kernel_active) return false;
     model::ThreadStack stack;
     stack.info.pid = pid_;
     stack.info.thread_id = t.thread_id;
     stack.info.os_thread_id = found.tid;
     stack.info.name = names_.name(t.thread_id);
     stack.owns_gil = found.gil_holder != 0 && found.gil_holder == t.tstate;
-    const auto it = running.find(static_cast<pid_t>(found.tid));
-    const bool kernel_active = it != running.end() && it->second;
     std::vector<std::uint32_t> groups;
     std::vector<Address> entries;
     std::vector<python::StackWalker::FrameAt> where;
-    if (t.top_frame && (kernel_active || !options_.skip_idle)) {
+    if (t.top_frame) {
       auto frames = walker_.walk(t.top_frame, native_ ? &groups : nullptr,
                                  native_ ? &entries : nullptr, options_.locals ? &where : nullptr);
       if (!frames) return frames.error();
@@ -375,7 +386,7 @@ class PythonProcessImpl final : public PythonProcess {
     }
     stack.active = kernel_active && !python::in_waiting_function(stack.frames);
     snap.threads.push_back(std::move(stack));
-    return Ok{};
+    return true;
   }
 
   pid_t pid_;
@@ -390,20 +401,17 @@ class PythonProcessImpl final : public PythonProcess {
   python::ThreadNames names_;
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
-  process::ThreadStates thread_states_{pid_};
-  struct IdleMemo {
-    bool idle = false;
-    Address top_frame = 0;
-    std::chrono::steady_clock::time_point checked;
-  };
-  std::unordered_map<pid_t, IdleMemo> idle_memo_;  // by TID, see kernel_states()
-  std::vector<pid_t> tasks_;                       // see task_list()
+  python::Sleepers sleepers_{pid_};
+  std::vector<pid_t> tasks_;  // see task_list()
   std::optional<std::chrono::steady_clock::time_point> tasks_listed_;
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
   std::vector<std::vector<Address>> eval_entries_;       // per thread, as eval_groups_
   ReadCounts counts_;
   std::string warning_;
+  // The top-frame checks of the sample in progress (see take()), kept for the next sample.
+  std::vector<Chunk> tops_;
+  std::vector<Address> expected_tops_, tops_now_;
 };
 
 }  // namespace

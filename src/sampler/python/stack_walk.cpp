@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace dapprof::sampler::python {
 namespace {
@@ -30,14 +28,23 @@ T field(const std::byte* base, std::uint64_t offset) {
 
 }  // namespace
 
-Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head) const {
+Result<std::vector<RawThread>> StackWalker::threads(
+    Address interp, Address head, const std::function<bool(const RawThread&)>& top_unneeded) const {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
   std::vector<RawThread> out;
   std::vector<std::byte> buf(l.tstate_size);
-  std::unordered_set<Address> seen;
+  // A list made circular by a torn read is caught without remembering every node (Brent's
+  // method: a marker moved to the current node at every power of two steps).
+  Address marker = 0;
+  std::size_t steps = 0, power = 1;
   for (Address t = head; t != 0;) {
-    if (out.size() >= kMaxThreads || !seen.insert(t).second) return torn("thread list cycle");
+    if (out.size() >= kMaxThreads || t == marker) return torn("thread list cycle");
+    if (++steps == power) {
+      marker = t;
+      power *= 2;
+      steps = 0;
+    }
     if (!plausible(t)) return torn("implausible thread state address");
     if (auto s = mem.read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
     if (field<Address>(buf.data(), l.tstate_interp) != interp) {
@@ -67,11 +74,16 @@ Result<std::vector<RawThread>> StackWalker::threads(Address interp, Address head
     std::vector<Address> frames(out.size());
     for (std::size_t i = 0; i < out.size(); ++i) {
       if (out[i].top_frame == 0) continue;  // no cframe: thread not running Python yet
+      if (top_unneeded && top_unneeded(out[i])) {
+        out[i].top_read = false;
+        continue;
+      }
       chunks.push_back({out[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
     }
     if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
     for (std::size_t i = 0; i < out.size(); ++i) {
-      if (out[i].top_frame != 0) out[i].top_word = out[i].top_frame + l.cframe_current_frame;
+      if (out[i].top_frame != 0 && out[i].top_read)
+        out[i].top_word = out[i].top_frame + l.cframe_current_frame;
       out[i].top_frame = frames[i];
     }
   }
@@ -117,12 +129,15 @@ Status StackWalker::read_frame(Address frame, std::byte* out) {
   return mem.read_ahead(frame, out, size);
 }
 
-Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame) {
+Status StackWalker::chain(Address top_frame) {
   const Layout& l = objects_.layout();
   const bool new_frames = l.at_least(3, 11);
-  std::vector<RawFrame> frames;
-  frames.reserve(last_depth_ + 8);
-  std::vector<std::byte> buf(frame_read_size(l));
+  // Kept from walk to walk: a sample allocates nothing for its frames once the stacks it sees
+  // have been seen.
+  std::vector<RawFrame>& frames = raw_;
+  frames.clear();
+  std::vector<std::byte>& buf = frame_buf_;
+  buf.resize(frame_read_size(l));
   window_.clear();
   window_start_ = 0;
   last_top_code_ = 0;
@@ -155,8 +170,7 @@ Result<std::vector<StackWalker::RawFrame>> StackWalker::chain(Address top_frame)
     frames.push_back(rf);
     f = previous;
   }
-  last_depth_ = frames.size();
-  return frames;
+  return Ok{};
 }
 
 Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
@@ -164,12 +178,13 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
                                                     std::vector<Address>* eval_entries,
                                                     std::vector<FrameAt>* where) {
   const Layout& l = objects_.layout();
-  auto raw = chain(top_frame);
-  if (!raw) return raw.error();
+  if (auto s = chain(top_frame); !s) return s.error();
+  const std::vector<RawFrame>* raw = &raw_;
 
   // One batched read of the headers of every distinct code object on the stack (a recursion
   // repeats one code object over and over: the sorted list stays short).
-  std::vector<Address> codes;
+  std::vector<Address>& codes = codes_seen_;
+  codes.clear();
   for (const auto& rf : *raw) {
     if (rf.shim) continue;
     if (!plausible(rf.code)) return torn("implausible code object address");
@@ -181,8 +196,10 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     return static_cast<std::size_t>(std::lower_bound(codes.begin(), codes.end(), code) -
                                     codes.begin());
   };
-  std::vector<std::byte> headers(codes.size() * l.code_size);
-  std::vector<process::ProcessMemory::Chunk> chunks;
+  std::vector<std::byte>& headers = headers_;
+  headers.resize(codes.size() * l.code_size);
+  std::vector<process::ProcessMemory::Chunk>& chunks = header_chunks_;
+  chunks.clear();
   for (std::size_t i = 0; i < codes.size(); ++i) {
     chunks.push_back({codes[i], headers.data() + i * l.code_size, l.code_size});
   }

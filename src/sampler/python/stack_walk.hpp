@@ -8,6 +8,7 @@
 // Frames not yet started (incomplete) and the C-stack shim frames of 3.12+ are skipped, as
 // CPython's own traceback code does.
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -28,6 +29,7 @@ struct RawThread {
   std::uint64_t native_thread_id = 0;  // Linux TID (3.11+; 0 before)
   Address top_frame = 0;
   Address top_word = 0;  // where top_frame was read: read it again to see whether it moved
+  bool top_read = true;  // false: left unread at the caller's word (see StackWalker::threads)
 };
 
 class StackWalker {
@@ -39,7 +41,13 @@ class StackWalker {
       : objects_(objects), codes_(codes), nonblocking_(nonblocking), lines_(lines) {}
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
-  Result<std::vector<RawThread>> threads(Address interp, Address head) const;
+  // `top_unneeded`, if given, names threads whose top frame the caller does not need (one it
+  // knows to be asleep): on 3.11-3.12 that frame is read through a pointer into the thread's own
+  // C stack, a page of a mapping of its own per thread, which is most of what a sleeping thread
+  // costs a sample. Such threads come back with top_read false and no top frame.
+  Result<std::vector<RawThread>> threads(
+      Address interp, Address head,
+      const std::function<bool(const RawThread&)>& top_unneeded = {}) const;
   // Frames innermost first. If `eval_groups` is given, it receives how
   // many of the frames each C-level call of the evaluation loop runs, innermost first (for
   // merging native stacks): one each before 3.11; from 3.11 on, up to the entry frame (3.11:
@@ -71,7 +79,8 @@ class StackWalker {
     bool ends_call = false;  // the outermost frame its C-level evaluation call runs
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
-  Result<std::vector<RawFrame>> chain(Address top_frame);
+  // The frames from top_frame outwards, into raw_.
+  Status chain(Address top_frame);
   // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
   // in one go.
   Status read_frame(Address frame, std::byte* out);
@@ -82,8 +91,13 @@ class StackWalker {
   LineNumbers lines_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
-  std::size_t last_depth_ = 0;  // of the last chain read, to reserve for the next
   Address last_top_code_ = 0;
+  // Scratch of the walk in progress, kept for the next one.
+  std::vector<RawFrame> raw_;
+  std::vector<std::byte> frame_buf_;
+  std::vector<Address> codes_seen_;
+  std::vector<std::byte> headers_;
+  std::vector<process::ProcessMemory::Chunk> header_chunks_;
 };
 
 }  // namespace dapprof::sampler::python

@@ -5,6 +5,10 @@
 //   sampler_snapshot_tool PID --until-exit    samples until the process is gone; prints the
 //                                             counts and the final error code
 //   --nonblocking, --native, --wait-ms MS, --time   (--time adds CPU microseconds per snapshot)
+//   --skip-idle                               idle threads neither walked nor kept (the live
+//                                             path's default); --count then also prints the
+//                                             last snapshot's thread count and the read plan's
+//                                             regions
 #include <CLI/CLI.hpp>
 #include <ctime>
 #include <iostream>
@@ -64,6 +68,7 @@ int main(int argc, char** argv) {
   bool until_exit = false;
   bool time = false;
   bool native = false;
+  bool skip_idle = false;
   app.add_option("pid", pid)->required();
   app.add_option("--count", count);
   app.add_option("--wait-ms", wait_ms);
@@ -71,11 +76,13 @@ int main(int argc, char** argv) {
   app.add_flag("--until-exit", until_exit);
   app.add_flag("--time", time);
   app.add_flag("--native", native);
+  app.add_flag("--skip-idle", skip_idle);
   CLI11_PARSE(app, argc, argv);
 
   dapprof::sampler::AttachOptions options;
   options.nonblocking = nonblocking;
   options.native = native;
+  options.skip_idle = skip_idle;
   options.wait_for_interpreter = std::chrono::milliseconds(wait_ms);
   auto process = dapprof::sampler::PythonProcess::attach(pid, options);
   if (!process) {
@@ -101,11 +108,13 @@ int main(int argc, char** argv) {
   int ok = 0;
   std::string last_code;
   std::string last_message;
+  std::size_t last_threads = 0;
   const double start = cpu_us();
   for (int i = 0; until_exit || i < count; ++i) {
     auto snap = p.snapshot();
     if (snap) {
       ++ok;
+      last_threads = snap->threads.size();
       continue;
     }
     last_code = code_name(snap.code());
@@ -119,6 +128,10 @@ int main(int argc, char** argv) {
            {"errors", errors},
            {"last_error", last_code},
            {"exited", p.exited()}};
+  if (skip_idle) {
+    out["last_threads"] = last_threads;
+    out["plan_regions"] = p.read_plan().size();
+  }
   const auto reads = p.read_counts();
   out["reads"] = {
       {"first_reads", reads.first_reads}, {"retries", reads.retries}, {"paused", reads.paused}};

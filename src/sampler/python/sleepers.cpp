@@ -1,0 +1,47 @@
+#include "sampler/python/sleepers.hpp"
+
+#include <algorithm>
+
+namespace dapprof::sampler::python {
+
+bool Sleepers::asleep(pid_t tid, Address tstate, Address gil_holder,
+                      std::optional<Address> top_frame) const {
+  const auto it = memo_.find(tid);
+  if (it == memo_.end()) return false;
+  const Memo& memo = it->second;
+  const bool holds_gil = gil_holder != 0 && gil_holder == tstate;
+  return memo.idle && !holds_gil && (!top_frame || *top_frame == memo.top_frame) &&
+         now_ - memo.checked < kRecheck;
+}
+
+std::unordered_map<pid_t, bool> Sleepers::states(const std::vector<Thread>& threads) {
+  std::unordered_map<pid_t, bool> result;
+  std::vector<pid_t> tids;
+  for (const auto& t : threads) {
+    if (t.tid <= 0) continue;
+    tids.push_back(t.tid);
+    // A top frame left unread was so because the thread was asleep at this same instant.
+    if (!t.top_frame || asleep(t.tid, t.tstate, t.gil_holder, t.top_frame)) {
+      result.emplace(t.tid, false);
+      continue;
+    }
+    const bool active = kernel_.running(t.tid);
+    memo_[t.tid] = {!active, *t.top_frame, now_};
+    result.emplace(t.tid, active);
+  }
+  if (tids.size() != memo_.size()) {
+    std::erase_if(memo_, [&](const auto& entry) {
+      return std::find(tids.begin(), tids.end(), entry.first) == tids.end();
+    });
+    kernel_.retain(tids);
+  }
+  return result;
+}
+
+std::optional<std::uint64_t> Sleepers::tid_of(std::uint64_t thread_id) const {
+  const auto it = tids_.find(thread_id);
+  if (it == tids_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace dapprof::sampler::python
