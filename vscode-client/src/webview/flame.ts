@@ -1,6 +1,10 @@
 // Canvas renderer of a call tree as a top-down flame graph (an icicle: callers above callees).
 // One canvas, no element per node. Nodes narrower than a fraction of a pixel are skipped along
-// with their subtrees, so the cost of a frame is bounded by what is visible.
+// with their subtrees, and so is a node under a pixel wide whose pixel of its row is already
+// drawn, so the cost of a frame is bounded by what is visible. The rectangles are written as
+// pixels straight into an ImageData during the walk (no fillRect, no queue per colour), with
+// colours cached per key; labels are drawn after, only where they fit, and the hit-test tables
+// are reused from frame to frame, so that a frame allocates next to nothing.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
 import { mutedRgb, nodeRgb, Palette, parseColor, rgbCss } from './theme';
@@ -35,13 +39,24 @@ export class FlameGraph {
   lastStats: DrawStats = { drawn: 0, skipped: 0, ms: 0 };
 
   private readonly ctx: CanvasRenderingContext2D;
-  // Hit-test tables of the last draw, per row: x, width and node, in drawing (x) order.
+  // Hit-test tables of the last draw, per row: x, width and node, in drawing order; rowsN[d] of
+  // each are in use (the arrays are kept between draws).
   private rowsX: number[][] = [];
   private rowsW: number[][] = [];
   private rowsNode: CallNode[][] = [];
+  private rowsN: number[] = [];
   private width = 0;
   private colorCache = new Map<number, string>();
   private colorCacheKind = '';
+  /** Per key: its colour as a pixel (0: not computed yet); reset with colorCache. */
+  private keyPixel = new Uint32Array(256);
+  private mutedPixel = 0;
+  private matchPixel = 0;
+  private dpr = 1;
+  private pw = 0;
+  private ph = 0;
+  /** Labels that fit, by function name and the number of characters shown. */
+  private labelCache = new Map<string, string>();
   private charWidth = 7;
   private fontSet = '';
   private tinyMask = new Uint8Array(0);
@@ -50,8 +65,11 @@ export class FlameGraph {
   private packedCache = new Map<string, number>();
   private maskWidth = 0;
   compare: (a: CallNode, b: CallNode) => number = (a, b) => a.key - b.key;
-  private rectQueue = new Map<string, number[]>();
+  /** The walk's stack of nodes and their x, kept between draws. */
+  private readonly stackN: CallNode[] = [];
+  private readonly stackX: number[] = [];
   private textQueue: Array<CallNode | number> = [];
+  private textCount = 0;
   private dimmedQueue: Array<CallNode | number> = [];
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -63,6 +81,7 @@ export class FlameGraph {
     this.tree = tree;
     this.info = info;
     this.colorCache.clear();
+    this.keyPixel.fill(0);
     // Alphabetical order by function name keeps the layout stable while data streams in.
     this.compare = (a, b) => {
       const fa = info(a.key).function, fb = info(b.key).function;
@@ -90,6 +109,7 @@ export class FlameGraph {
   nodeColor(node: CallNode): string {
     if (this.colorCacheKind !== this.palette.kind) {
       this.colorCache.clear();
+      this.keyPixel.fill(0);
       this.colorCacheKind = this.palette.kind;
     }
     let c = this.colorCache.get(node.key);
@@ -129,13 +149,16 @@ export class FlameGraph {
     }
     ctx.textBaseline = 'middle';
     this.width = cssWidth;
+    this.dpr = pw / Math.max(1, cssWidth);
+    this.pw = pw;
+    this.ph = ph;
     this.maskWidth = Math.ceil(cssWidth) + 2;
     const maskSize = this.maskWidth * ((this.tree?.maxDepth ?? 0) + 2);
     if (this.tinyMask.length < maskSize) this.tinyMask = new Uint8Array(maskSize);
     else this.tinyMask.fill(0, 0, maskSize);
-    this.rowsX = [];
-    this.rowsW = [];
-    this.rowsNode = [];
+    this.rowsN.fill(0);
+    this.textCount = 0;
+    this.dimmedQueue.length = 0;
     let drawn = 0, skipped = 0;
     const zoom = this.zoomNode();
     if (!zoom || zoom.total <= 0) {
@@ -144,18 +167,23 @@ export class FlameGraph {
       this.lastStats = { drawn, skipped, ms: performance.now() - t0 };
       return this.lastStats;
     }
+    if (!this.image || this.image.width !== pw || this.image.height !== ph) {
+      this.image = ctx.createImageData(pw, ph);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+    }
+    this.pixels!.fill(this.packed(this.palette.background));
+    this.mutedPixel = this.packed(rgbCss(mutedRgb(this.palette.kind)));
+    this.matchPixel = this.packed(this.palette.match);
     // Ancestors of the zoomed node span the whole width, dimmed.
-    const chain: CallNode[] = [];
-    for (let n: CallNode | null = zoom; n; n = n.parent) chain.push(n);
-    chain.reverse();
-    for (const n of chain) {
+    for (let n: CallNode | null = zoom; n; n = n.parent) {
       this.drawNode(n, 0, cssWidth, n !== zoom);
       drawn++;
     }
     // Descendants, proportional to their totals.
     const scale = cssWidth / zoom.total;
-    const stackN: CallNode[] = [zoom];
-    const stackX: number[] = [0];
+    const stackN = this.stackN, stackX = this.stackX;
+    stackN.push(zoom);
+    stackX.push(0);
     while (stackN.length) {
       const node = stackN.pop()!;
       let x = stackX.pop()!;
@@ -163,8 +191,7 @@ export class FlameGraph {
       for (let i = 0; i < kids.length; i++) {
         const c = kids[i];
         const w = c.total * scale;
-        if (w >= MIN_WIDTH) {
-          this.drawNode(c, x, w, false);
+        if (w >= MIN_WIDTH && this.drawNode(c, x, w, false)) {
           drawn++;
           if (c.children !== null) {
             stackN.push(c);
@@ -182,52 +209,18 @@ export class FlameGraph {
   private flush(): void {
     const ctx = this.ctx;
     const H = ROW_HEIGHT - 1;
-    // The rectangles are written straight into an ImageData and put at once: a fillRect per node
-    // costs over a microsecond in a software-rendered canvas, writing pixels far less.
-    const pw = this.canvas.width, ph = this.canvas.height;
-    const dpr = pw / Math.max(1, this.width);
-    if (!this.image || this.image.width !== pw || this.image.height !== ph) {
-      this.image = ctx.createImageData(pw, ph);
-      this.pixels = new Uint32Array(this.image.data.buffer);
-    }
-    const px = this.pixels!;
-    px.fill(this.packed(this.palette.background));
-    for (const [fill, q] of this.rectQueue) {
-      const c = this.packed(fill);
-      for (let i = 0; i < q.length; i += 3) {
-        const x0 = Math.max(0, Math.round(q[i] * dpr));
-        const x1 = Math.min(pw, Math.max(x0 + 1, Math.round((q[i] + q[i + 2]) * dpr)));
-        const y0 = Math.round(q[i + 1] * dpr), y1 = Math.min(ph, Math.round((q[i + 1] + H) * dpr));
-        const n = x1 - x0;
-        if (n <= 16) {
-          // Narrow nodes are most of them: a plain loop beats a fill() call per line.
-          for (let y = y0, o = y0 * pw + x0; y < y1; y++, o += pw) for (let k = 0; k < n; k++) px[o + k] = c;
-        } else for (let y = y0; y < y1; y++) px.fill(c, y * pw + x0, y * pw + x1);
-      }
-    }
-    ctx.putImageData(this.image, 0, 0);
-    this.rectQueue.clear();
-    const label = (node: CallNode, x: number, w: number, alpha: number) => {
-      const text = node.parent === null ? this.rootLabel : this.info(node.key).function;
-      const max = Math.floor((w - 6) / this.charWidth);
-      if (max < 2) return;
-      ctx.globalAlpha = alpha;
-      ctx.fillStyle = this.textOn(this.fillOf(node));
-      ctx.fillText(text.length > max ? text.slice(0, max - 1) + '…' : text, x + 3, node.depth * ROW_HEIGHT + ROW_HEIGHT / 2);
-    };
-    // Ancestors of the zoomed node: full width, dimmed.
+    ctx.putImageData(this.image!, 0, 0);
+    // Ancestors of the zoomed node: full width, dimmed (translucent, so drawn by the canvas).
     const dq = this.dimmedQueue;
     for (let i = 0; i < dq.length; i += 3) {
       const node = dq[i] as CallNode, x = dq[i + 1] as number, w = dq[i + 2] as number;
       ctx.globalAlpha = 0.55;
       ctx.fillStyle = this.fillOf(node);
       ctx.fillRect(x, node.depth * ROW_HEIGHT, w - 1, H);
-      label(node, x, w, 0.7);
+      this.label(node, x, w, 0.7);
     }
-    this.dimmedQueue = [];
     const tq = this.textQueue;
-    for (let i = 0; i < tq.length; i += 3) label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
-    this.textQueue = [];
+    for (let i = 0; i < this.textCount * 3; i += 3) this.label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
     ctx.globalAlpha = 1;
     const hov = this.hovered;
     if (hov) {
@@ -241,40 +234,99 @@ export class FlameGraph {
     }
   }
 
+  /** Draws a node's label if at least two characters fit (cut with an ellipsis). */
+  private label(node: CallNode, x: number, w: number, alpha: number): void {
+    const max = Math.floor((w - 6) / this.charWidth);
+    if (max < 2) return;
+    const text = node.parent === null ? this.rootLabel : this.info(node.key).function;
+    let shown = text;
+    if (text.length > max) {
+      const k = `${max}\0${text}`;
+      let cut = this.labelCache.get(k);
+      if (cut === undefined) {
+        if (this.labelCache.size > 4096) this.labelCache.clear();
+        this.labelCache.set(k, (cut = text.slice(0, max - 1) + '…'));
+      }
+      shown = cut;
+    }
+    const ctx = this.ctx;
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = this.textOn(this.fillOf(node));
+    ctx.fillText(shown, x + 3, node.depth * ROW_HEIGHT + ROW_HEIGHT / 2);
+  }
+
   /**
-   * Queues a node: rectangles are drawn per colour in flush() (one fill per colour instead of a
-   * fillStyle change per node), labels after them.
+   * Draws a node (a dimmed one is queued for the canvas) and records it for hit tests. Returns
+   * false when it was not drawn: under a pixel wide where its row's pixel is already drawn, in
+   * which case its subtree, narrower still, is skipped too.
    */
-  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): void {
+  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): boolean {
     const d = node.depth;
-    const y = d * ROW_HEIGHT;
-    const gap = w > 3 ? 1 : 0;
     if (dimmed) this.dimmedQueue.push(node, x, w);
     else {
       // Nodes under 1.5 px are drawn 1 px wide; one of them per pixel of a row is enough.
-      let draw = true;
       if (w < 1.5) {
-        const m = d * this.maskWidth + Math.round(x);
-        if (this.tinyMask[m] === 1) draw = false;
-        else this.tinyMask[m] = 1;
+        const m = d * this.maskWidth + ((x + 0.5) | 0);
+        if (this.tinyMask[m] === 1) {
+          if (w < 1) return false;
+        } else {
+          this.tinyMask[m] = 1;
+          this.fill(x, d * ROW_HEIGHT, Math.max(w, 0.5), this.pixelOf(node));
+        }
+      } else this.fill(x, d * ROW_HEIGHT, w - (w > 3 ? 1 : 0), this.pixelOf(node));
+      if (w >= TEXT_MIN_WIDTH) {
+        const t = this.textCount++ * 3;
+        this.textQueue[t] = node;
+        this.textQueue[t + 1] = x;
+        this.textQueue[t + 2] = w;
       }
-      if (draw) {
-        const fill = this.fillOf(node);
-        let q = this.rectQueue.get(fill);
-        if (q === undefined) this.rectQueue.set(fill, (q = []));
-        q.push(x, y, Math.max(w - gap, 0.5));
-      }
-      if (w >= TEXT_MIN_WIDTH) this.textQueue.push(node, x, w);
     }
     let row = this.rowsX[d];
     if (!row) {
       row = this.rowsX[d] = [];
       this.rowsW[d] = [];
       this.rowsNode[d] = [];
+      this.rowsN[d] = 0;
     }
-    row.push(x);
-    this.rowsW[d].push(w);
-    this.rowsNode[d].push(node);
+    const i = this.rowsN[d]++;
+    row[i] = x;
+    this.rowsW[d][i] = w;
+    this.rowsNode[d][i] = node;
+    return true;
+  }
+
+  /** Writes a rectangle of a row (CSS px) into the pixels: far cheaper than a fillRect each. */
+  private fill(x: number, y: number, w: number, c: number): void {
+    const px = this.pixels!, pw = this.pw, ph = this.ph, dpr = this.dpr;
+    // Rounding by `| 0` of a non-negative number plus 0.5: Math.round's cost, per node, shows.
+    const x0 = (x * dpr + 0.5) | 0;
+    let x1 = ((x + w) * dpr + 0.5) | 0;
+    if (x1 <= x0) x1 = x0 + 1;
+    if (x1 > pw) x1 = pw;
+    const y0 = (y * dpr + 0.5) | 0;
+    let y1 = ((y + ROW_HEIGHT - 1) * dpr + 0.5) | 0;
+    if (y1 > ph) y1 = ph;
+    const n = x1 - x0;
+    if (n === 1) for (let o = y0 * pw + x0, e = y1 * pw; o < e; o += pw) px[o] = c;
+    else if (n <= 16) {
+      // Narrow nodes are most of them: a plain loop beats a fill() call per line.
+      for (let yy = y0, o = y0 * pw + x0; yy < y1; yy++, o += pw) for (let k = 0; k < n; k++) px[o + k] = c;
+    } else for (let yy = y0; yy < y1; yy++) px.fill(c, yy * pw + x0, yy * pw + x1);
+  }
+
+  /** The pixel a node is drawn with now (search applied): fillOf as a pixel, cached per key. */
+  private pixelOf(node: CallNode): number {
+    if (node.parent === null) return this.mutedPixel;
+    if (this.matches) return this.matches(node.key) ? this.matchPixel : this.mutedPixel;
+    const k = node.key;
+    if (k >= this.keyPixel.length) {
+      const a = new Uint32Array(Math.max(k + 1, this.keyPixel.length * 2));
+      a.set(this.keyPixel);
+      this.keyPixel = a;
+    }
+    let p = this.keyPixel[k];
+    if (p === 0) p = this.keyPixel[k] = this.packed(this.nodeColor(node));
+    return p;
   }
 
   /** Dark text on light fills, light text on dark ones (muted nodes in a dark theme, matches). */
@@ -311,8 +363,8 @@ export class FlameGraph {
     const xs = this.rowsX[d];
     if (!xs || py < 0) return undefined;
     // Rows are filled in depth-first order, not sorted by x; one row holds few enough nodes.
-    const ws = this.rowsW[d], ns = this.rowsNode[d];
-    for (let i = 0; i < xs.length; i++) if (px >= xs[i] && px < xs[i] + ws[i]) return ns[i];
+    const ws = this.rowsW[d], ns = this.rowsNode[d], n = this.rowsN[d];
+    for (let i = 0; i < n; i++) if (px >= xs[i] && px < xs[i] + ws[i]) return ns[i];
     return undefined;
   }
 
