@@ -7,7 +7,7 @@
 // are reused from frame to frame, so that a frame allocates next to nothing.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
-import { mutedRgb, nodeRgb, Palette, parseColor, rgbCss } from './theme';
+import { mutedRgb, nodeRgb, packedPixel, Palette, rgbCss } from './theme';
 
 export const ROW_HEIGHT = 18;
 const MIN_WIDTH = 0.4; // CSS px below which a node and its subtree are not drawn
@@ -34,6 +34,9 @@ export class FlameGraph {
   /** Key predicate of the search; null when no search is active. */
   matches: ((key: number) => boolean) | null = null;
   hovered: CallNode | null = null;
+  /** The node of the keyboard's focus (arrow keys), ringed while the graph has the focus. */
+  focused: CallNode | null = null;
+  focusVisible = false;
   palette!: Palette;
   rootLabel = 'all';
   lastStats: DrawStats = { drawn: 0, skipped: 0, ms: 0 };
@@ -62,7 +65,6 @@ export class FlameGraph {
   private tinyMask = new Uint8Array(0);
   private image: ImageData | undefined;
   private pixels: Uint32Array | undefined;
-  private packedCache = new Map<string, number>();
   private maskWidth = 0;
   compare: (a: CallNode, b: CallNode) => number = (a, b) => a.key - b.key;
   /** The walk's stack of nodes and their x, kept between draws. */
@@ -171,9 +173,9 @@ export class FlameGraph {
       this.image = ctx.createImageData(pw, ph);
       this.pixels = new Uint32Array(this.image.data.buffer);
     }
-    this.pixels!.fill(this.packed(this.palette.background));
-    this.mutedPixel = this.packed(rgbCss(mutedRgb(this.palette.kind)));
-    this.matchPixel = this.packed(this.palette.match);
+    this.pixels!.fill(packedPixel(this.palette.background));
+    this.mutedPixel = packedPixel(rgbCss(mutedRgb(this.palette.kind)));
+    this.matchPixel = packedPixel(this.palette.match);
     // Ancestors of the zoomed node span the whole width, dimmed.
     for (let n: CallNode | null = zoom; n; n = n.parent) {
       this.drawNode(n, 0, cssWidth, n !== zoom);
@@ -222,8 +224,16 @@ export class FlameGraph {
     const tq = this.textQueue;
     for (let i = 0; i < this.textCount * 3; i += 3) this.label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
     ctx.globalAlpha = 1;
+    const foc = this.focusVisible ? this.focused ?? this.zoomNode() ?? null : null;
+    const fr = foc ? this.rectOf(foc) : undefined;
+    if (fr) {
+      ctx.strokeStyle = this.palette.focusBorder;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([]);
+      ctx.strokeRect(fr.x + 1, fr.y + 1, Math.max(fr.w - 2, 1), ROW_HEIGHT - 2);
+    }
     const hov = this.hovered;
-    if (hov) {
+    if (hov && hov !== foc) {
       const r = this.rectOf(hov);
       if (r) {
         const gap = r.w > 3 ? 1 : 0;
@@ -325,36 +335,23 @@ export class FlameGraph {
       this.keyPixel = a;
     }
     let p = this.keyPixel[k];
-    if (p === 0) p = this.keyPixel[k] = this.packed(this.nodeColor(node));
+    if (p === 0) p = this.keyPixel[k] = packedPixel(this.nodeColor(node));
     return p;
   }
 
   /** Dark text on light fills, light text on dark ones (muted nodes in a dark theme, matches). */
   textOn(fill: string): string {
-    const p = this.packed(fill);
+    const p = packedPixel(fill);
     const lum = (0.2126 * (p & 255) + 0.7152 * ((p >>> 8) & 255) + 0.0722 * ((p >>> 16) & 255)) / 255;
     return lum > 0.45 ? this.palette.text : '#ffffff';
   }
 
-  /** A CSS colour as a pixel of the ImageData (RGBA bytes, little-endian). */
-  private packed(color: string): number {
-    let p = this.packedCache.get(color);
-    if (p === undefined) {
-      let rgb = parseColor(color);
-      if (!rgb) {
-        // Any other CSS colour syntax: let a 1x1 canvas resolve it.
-        const c = document.createElement('canvas');
-        c.width = c.height = 1;
-        const x = c.getContext('2d')!;
-        x.fillStyle = color;
-        x.fillRect(0, 0, 1, 1);
-        const d = x.getImageData(0, 0, 1, 1).data;
-        rgb = [d[0], d[1], d[2]];
-      }
-      p = ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0;
-      this.packedCache.set(color, p);
-    }
-    return p;
+  /** The nodes drawn in a row in the last draw, with their x and width (in drawing order). */
+  row(depth: number): Array<{ node: CallNode; x: number; w: number }> {
+    const out: Array<{ node: CallNode; x: number; w: number }> = [];
+    const n = this.rowsX[depth] ? this.rowsN[depth] : 0;
+    for (let i = 0; i < n; i++) out.push({ node: this.rowsNode[depth][i], x: this.rowsX[depth][i], w: this.rowsW[depth][i] });
+    return out;
   }
 
   /** The node drawn at a point (CSS px of the canvas) in the last draw. */

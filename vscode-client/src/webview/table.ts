@@ -1,6 +1,9 @@
 // The table beside the flame graph: functions (or lines) by own and total samples, as
 // `py-spy top` shows them. Rebuilt when the data or the view changes, at most every
 // MIN_INTERVAL_MS while live, so that a fast stream does not spend its frames on the DOM.
+// By keyboard: the sortable headers are tab stops (Enter or Space sorts); the rows are one tab
+// stop, Up/Down/Home/End move between them, Enter searches for the row's function (a click),
+// Ctrl/Cmd+Enter opens its source (a double-click).
 
 import { GroupBy, locationLabel, ProfileModel } from '../model/profile';
 import { el, nf, pct } from './dom';
@@ -35,6 +38,8 @@ export class FunctionTable {
   private readonly body = el('tbody');
   private time = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The row that is the rows' tab stop. */
+  private focusRow = 0;
 
   constructor(
     private readonly view: () => TableView,
@@ -53,6 +58,34 @@ export class FunctionTable {
     this.body.addEventListener('dblclick', (e) => {
       const k = rowKey(e);
       if (k) events.open(Number(k));
+    });
+    this.head.addEventListener('keydown', (e) => {
+      const s = (e.target as HTMLElement).closest('th')?.dataset.sort;
+      if ((e.key === 'Enter' || e.key === ' ') && (s === 'self' || s === 'total')) {
+        e.preventDefault();
+        events.sort(s);
+      }
+    });
+    this.body.addEventListener('focusin', (e) => {
+      const tr = (e.target as HTMLElement).closest('tr');
+      if (tr) this.setFocusRow(tr.sectionRowIndex);
+    });
+    this.body.addEventListener('keydown', (e) => {
+      const k = rowKey(e);
+      const rows = this.body.rows;
+      let to = -1;
+      if (e.key === 'ArrowDown') to = Math.min(this.focusRow + 1, rows.length - 1);
+      else if (e.key === 'ArrowUp') to = Math.max(this.focusRow - 1, 0);
+      else if (e.key === 'Home') to = 0;
+      else if (e.key === 'End') to = rows.length - 1;
+      else if (e.key === 'Enter' && k) {
+        e.preventDefault();
+        if (e.ctrlKey || e.metaKey) events.open(Number(k));
+        else events.select(Number(k));
+        return;
+      } else return;
+      e.preventDefault();
+      if (to >= 0) (rows[to] as HTMLElement).focus();
     });
   }
 
@@ -81,15 +114,36 @@ export class FunctionTable {
     this.renderRows(v);
   }
 
-  private renderHead(v: TableView): void {
-    const th = (id: TableSort, text: string) => {
-      const h = el('th', { className: `num sortable${v.sort === id ? ' sorted' : ''}`, textContent: text + (v.sort === id ? ' ▾' : '') });
-      h.dataset.sort = id;
-      h.title = `Sort by ${id === 'self' ? 'own' : 'total'} samples`;
-      return h;
-    };
-    this.head.replaceChildren(el('tr', {}, th('self', 'Own'), th('total', 'Total'), el('th', { textContent: v.groupBy === 'line' ? 'Line' : 'Function' })));
+  /** Makes row `i` the rows' one tab stop. */
+  private setFocusRow(i: number): void {
+    const rows = this.body.rows;
+    if (rows[this.focusRow]) rows[this.focusRow].tabIndex = -1;
+    this.focusRow = i;
+    if (rows[i]) rows[i].tabIndex = 0;
   }
+
+  /** The header, updated in place: a header sorted by keyboard keeps the focus. */
+  private renderHead(v: TableView): void {
+    if (this.head.rows.length === 0) {
+      const th = (id: TableSort) => {
+        const h = el('th', { className: 'num sortable', title: `Sort by ${id === 'self' ? 'own' : 'total'} samples`, tabIndex: 0 });
+        h.dataset.sort = id;
+        h.setAttribute('role', 'button');
+        return h;
+      };
+      this.head.append(el('tr', {}, th('self'), th('total'), el('th')));
+    }
+    const cells = this.head.rows[0].cells;
+    (['self', 'total'] as const).forEach((id, i) => {
+      const h = cells[i];
+      h.className = `num sortable${v.sort === id ? ' sorted' : ''}`;
+      h.textContent = (id === 'self' ? 'Own' : 'Total') + (v.sort === id ? ' ▾' : '');
+      if (v.sort === id) h.setAttribute('aria-sort', 'descending');
+      else h.removeAttribute('aria-sort');
+    });
+    cells[2].textContent = v.groupBy === 'line' ? 'Line' : 'Function';
+  }
+
 
   private renderRows(v: TableView): void {
     const whole = v.model.view(v.thread)?.sampleCount ?? 0;
@@ -98,6 +152,7 @@ export class FunctionTable {
     // a second while live, and a row under the mouse keeps its identity for clicks.
     const trs = this.body.rows;
     while (trs.length > rows.length) this.body.deleteRow(-1);
+    if (this.focusRow >= rows.length) this.focusRow = Math.max(0, rows.length - 1);
     rows.forEach((r, i) => {
       let tr = trs[i] as HTMLTableRowElement | undefined;
       if (!tr) {
@@ -110,6 +165,9 @@ export class FunctionTable {
         );
         this.body.append(tr);
       }
+      const tabIndex = i === this.focusRow ? 0 : -1;
+      // (A row without the attribute says tabIndex -1 too, but cannot take the focus.)
+      if (tr.getAttribute('tabindex') !== String(tabIndex)) tr.tabIndex = tabIndex;
       const set = (node: Element, text: string) => {
         if (node.textContent !== text) node.textContent = text;
       };
@@ -123,7 +181,7 @@ export class FunctionTable {
         tr.dataset.key = key;
         tr.dataset.self = String(r.self);
         tr.dataset.total = String(r.total);
-        tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click to open the source`;
+        tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click (Ctrl+Enter) to open the source`;
       }
     });
   }
