@@ -143,6 +143,7 @@ async function memory(h: Harness): Promise<void> {
 
 async function latency(h: Harness): Promise<void> {
   const page = await h.open('light', { width: 1400, height: 900 });
+  const cdp = await Cdp.attach(page);
   await page.evaluate(installGenerator);
   // In the page: record each input event's delay to its handler and to the next frame, and feed
   // 10 kHz as the extension does, by messages (structured clone, as a webview receives them).
@@ -162,16 +163,18 @@ async function latency(h: Harness): Promise<void> {
   });
   await page.waitForTimeout(2000);
   const box = (await page.locator('#graph').boundingBox())!;
-  for (let i = 0; i < 60; i++) {
-    await page.mouse.move(box.x + 20 + ((i * 97) % (box.width - 40)), box.y + 10 + ((i * 37) % 200));
-    await page.waitForTimeout(25);
-  }
-  await page.click('#search');
-  for (let i = 0; i < 4; i++) {
-    await page.keyboard.type('func_12', { delay: 25 });
-    for (let k = 0; k < 7; k++) await page.keyboard.press('Backspace', { delay: 25 });
-  }
-  await page.waitForTimeout(100);
+  await cdp.profiled(profileDir, 'latency', async () => {
+    for (let i = 0; i < 60; i++) {
+      await page.mouse.move(box.x + 20 + ((i * 97) % (box.width - 40)), box.y + 10 + ((i * 37) % 200));
+      await page.waitForTimeout(25);
+    }
+    await page.click('#search');
+    for (let i = 0; i < 4; i++) {
+      await page.keyboard.type('func_12', { delay: 25 });
+      for (let k = 0; k < 7; k++) await page.keyboard.press('Backspace', { delay: 25 });
+    }
+    await page.waitForTimeout(100);
+  });
   const r = await page.evaluate(() => {
     const w = window as any;
     clearInterval(w.__feeder);

@@ -93,7 +93,7 @@ export class App {
     this.graph = new FlameGraph(canvas);
     const infoOf = (n: CallNode) => this.infoOf(n);
     this.nav = new Navigation(this.graph, this.toolbar.resetEl, infoOf, { zoomTo: (n) => this.zoomTo(n), openSource: (i) => this.openSource(i) });
-    this.tooltip = new Tooltip(this.graph, this.graphEl, infoOf);
+    this.tooltip = new Tooltip(this.graph, infoOf);
     this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, hideDebugger: this.hideDebugger, live: this.state === 'live' }), {
       sort: (by) => this.setTableSort(by),
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),

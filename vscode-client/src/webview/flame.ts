@@ -7,6 +7,7 @@
 // are reused from frame to frame, so that a frame allocates next to nothing.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
+import { fillPixels } from './raster';
 import { mutedRgb, nodeRgb, packedPixel, Palette, rgbCss } from './theme';
 
 export const ROW_HEIGHT = 18;
@@ -56,6 +57,7 @@ export class FlameGraph {
   private mutedPixel = 0;
   private matchPixel = 0;
   private dpr = 1;
+  private originCache: { left: number; top: number } | null = null;
   private pw = 0;
   private ph = 0;
   /** Labels that fit, by function name and the number of characters shown. */
@@ -307,21 +309,7 @@ export class FlameGraph {
 
   /** Writes a rectangle of a row (CSS px) into the pixels: far cheaper than a fillRect each. */
   private fill(x: number, y: number, w: number, c: number): void {
-    const px = this.pixels!, pw = this.pw, ph = this.ph, dpr = this.dpr;
-    // Rounding by `| 0` of a non-negative number plus 0.5: Math.round's cost, per node, shows.
-    const x0 = (x * dpr + 0.5) | 0;
-    let x1 = ((x + w) * dpr + 0.5) | 0;
-    if (x1 <= x0) x1 = x0 + 1;
-    if (x1 > pw) x1 = pw;
-    const y0 = (y * dpr + 0.5) | 0;
-    let y1 = ((y + ROW_HEIGHT - 1) * dpr + 0.5) | 0;
-    if (y1 > ph) y1 = ph;
-    const n = x1 - x0;
-    if (n === 1) for (let o = y0 * pw + x0, e = y1 * pw; o < e; o += pw) px[o] = c;
-    else if (n <= 16) {
-      // Narrow nodes are most of them: a plain loop beats a fill() call per line.
-      for (let yy = y0, o = y0 * pw + x0; yy < y1; yy++, o += pw) for (let k = 0; k < n; k++) px[o + k] = c;
-    } else for (let yy = y0; yy < y1; yy++) px.fill(c, yy * pw + x0, yy * pw + x1);
+    fillPixels(this.pixels!, this.pw, this.ph, this.dpr, x, y, w, ROW_HEIGHT - 1, c);
   }
 
   /** The pixel a node is drawn with now (search applied): fillOf as a pixel, cached per key. */
@@ -344,6 +332,23 @@ export class FlameGraph {
     const p = packedPixel(fill);
     const lum = (0.2126 * (p & 255) + 0.7152 * ((p >>> 8) & 255) + 0.0722 * ((p >>> 16) & 255)) / 255;
     return lum > 0.45 ? this.palette.text : '#ffffff';
+  }
+
+  /**
+   * Where the canvas is in the viewport, cached: reading it forces a layout of the whole page
+   * when its DOM changed (the table, the stats), which a mouse move should not wait for. The
+   * input drops it when the graph is resized or scrolled, or the window resized.
+   */
+  origin(): { left: number; top: number } {
+    if (this.originCache === null) {
+      const r = this.canvas.getBoundingClientRect();
+      this.originCache = { left: r.left, top: r.top };
+    }
+    return this.originCache;
+  }
+
+  invalidateOrigin(): void {
+    this.originCache = null;
   }
 
   /** The nodes drawn in a row in the last draw, with their x and width (in drawing order). */

@@ -64,7 +64,12 @@ export class Input {
         if (zoom?.parent) t.zoomTo(zoom.parent);
       }
     });
-    new ResizeObserver(() => t.changed()).observe(t.graphEl);
+    new ResizeObserver(() => {
+      graph.invalidateOrigin();
+      t.changed();
+    }).observe(t.graphEl);
+    t.graphEl.addEventListener('scroll', () => graph.invalidateOrigin(), { passive: true });
+    window.addEventListener('resize', () => graph.invalidateOrigin());
     // VS Code changes the theme by rewriting the body class and the root element's variables.
     const themeObserver = new MutationObserver(() => t.changed());
     themeObserver.observe(document.body, { attributes: true, attributeFilter: ['class'] });
@@ -89,7 +94,7 @@ export class Input {
   }
 
   private canvasPoint(e: MouseEvent): { x: number; y: number } {
-    const r = this.t.graph.canvas.getBoundingClientRect();
+    const r = this.t.graph.origin();
     return { x: e.clientX - r.left, y: e.clientY - r.top };
   }
 }

@@ -5,7 +5,7 @@
 // stop, Up/Down/Home/End move between them, Enter searches for the row's function (a click),
 // Ctrl/Cmd+Enter opens its source (a double-click).
 
-import { GroupBy, locationLabel, ProfileModel } from '../model/profile';
+import { GroupBy, locationLabel, ProfileModel, TableRow } from '../model/profile';
 import { el, nf, pct } from './dom';
 
 const ROWS = 200;
@@ -38,6 +38,8 @@ export class FunctionTable {
   private readonly body = el('tbody');
   private time = 0;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** The rows shown, by key (for their tooltips). */
+  private rowInfo = new Map<string, TableRow>();
   /** The row that is the rows' tab stop. */
   private focusRow = 0;
 
@@ -58,6 +60,11 @@ export class FunctionTable {
     this.body.addEventListener('dblclick', (e) => {
       const k = rowKey(e);
       if (k) events.open(Number(k));
+    });
+    this.body.addEventListener('pointerover', (e) => {
+      const tr = (e.target as HTMLElement).closest('tr');
+      const r = tr && this.rowInfo.get(tr.dataset.key ?? '');
+      if (tr && r && !tr.title) tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(Number(tr.dataset.self))} · total ${nf.format(Number(tr.dataset.total))} samples\nDouble-click (Ctrl+Enter) to open the source`;
     });
     this.head.addEventListener('keydown', (e) => {
       const s = (e.target as HTMLElement).closest('th')?.dataset.sort;
@@ -148,6 +155,7 @@ export class FunctionTable {
   private renderRows(v: TableView): void {
     const whole = v.model.view(v.thread)?.sampleCount ?? 0;
     const rows = v.model.table(v.groupBy, v.thread, v.sort, ROWS, v.hideDebugger);
+    this.rowInfo = new Map(rows.map((r) => [String(r.key), r]));
     // Rows are reused and only their changed cells rewritten: the table refreshes several times
     // a second while live, and a row under the mouse keeps its identity for clicks.
     const trs = this.body.rows;
@@ -181,7 +189,9 @@ export class FunctionTable {
         tr.dataset.key = key;
         tr.dataset.self = String(r.self);
         tr.dataset.total = String(r.total);
-        tr.title = `${r.info.function}\n${locationLabel(r.info)}\nown ${nf.format(r.self)} · total ${nf.format(r.total)} samples\nDouble-click (Ctrl+Enter) to open the source`;
+        // The tooltip text is written when the pointer comes over the row (see the constructor),
+        // not for every row at every refresh.
+        if (tr.title) tr.removeAttribute('title');
       }
     });
   }
