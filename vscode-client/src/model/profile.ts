@@ -94,14 +94,14 @@ export class ProfileModel {
   private readonly debuggerLine = new Int32Array(1);
   private readonly debuggerFunc = new Int32Array(1);
 
-  /** All threads, as sampled. */
+  /** All threads, as sampled (its line tree up to date; read the others through tree()). */
   get all(): ThreadView {
     this.sync();
     this.full.tree('line');
     return this.full.all;
   }
 
-  /** Each thread, as sampled. */
+  /** Each thread, as sampled (sample counts up to date; read the trees through tree()). */
   get byThread(): ReadonlyMap<number, ThreadView> {
     this.sync();
     return this.full.byThread;
@@ -142,7 +142,7 @@ export class ProfileModel {
     this.version++;
   }
 
-  /** The view for a thread key, or all threads for undefined (as sampled). */
+  /** The view for a thread key, or all threads for undefined (as sampled; its sample count up to date, its trees through tree()). */
   view(thread?: number): ThreadView | undefined {
     this.sync();
     return this.full.view(thread);
