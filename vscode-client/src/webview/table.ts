@@ -101,18 +101,23 @@ export class FunctionTable {
     this.key = '';
   }
 
-  /** Brings the table up to date; with `throttle`, while live, at most every MIN_INTERVAL_MS. */
+  /** Brings the table up to date; with `throttle`, while live, later and at most every MIN_INTERVAL_MS. */
   update(throttle: boolean): void {
     const v = this.view();
     const key = `${v.model.version}:${v.groupBy}:${v.sort}:${v.thread}:${v.hideDebugger}`;
     if (this.key === key) return;
     const now = performance.now();
-    if (throttle && v.live && now - this.time < MIN_INTERVAL_MS) {
+    if (throttle && v.live) {
+      // Also when due now: in a task of its own, not in the animation frame that draws the graph,
+      // so that an input event waits for one of the two, not for both.
       if (this.timer === undefined)
-        this.timer = setTimeout(() => {
-          this.timer = undefined;
-          this.update(false);
-        }, MIN_INTERVAL_MS);
+        this.timer = setTimeout(
+          () => {
+            this.timer = undefined;
+            this.update(false);
+          },
+          Math.max(0, MIN_INTERVAL_MS - (now - this.time)),
+        );
       return;
     }
     this.key = key;
