@@ -18,8 +18,8 @@ export class CallNode {
     return this.children?.get(key);
   }
 
-  /** Returns the child for key, creating it. `created` is set when a node was added. */
-  childOrCreate(key: number, onCreate: () => void): CallNode {
+  /** Returns the child for key, creating it (then passed to `onCreate`). */
+  childOrCreate(key: number, onCreate: (node: CallNode) => void): CallNode {
     let map = this.children;
     if (map === null) map = this.children = new Map();
     let c = map.get(key);
@@ -27,7 +27,7 @@ export class CallNode {
       c = new CallNode(key, this, this.depth + 1);
       map.set(key, c);
       this.ordered = null;
-      onCreate();
+      onCreate(c);
     }
     return c;
   }
@@ -51,22 +51,56 @@ const EMPTY: CallNode[] = [];
 
 export class CallTree {
   readonly root = new CallNode(-1, null, 0);
-  nodeCount = 1;
   maxDepth = 0;
-  private readonly created = () => {
-    this.nodeCount++;
+  /** Every node in the order created, so parents before their children (see recomputeTotals). */
+  readonly nodes: CallNode[] = [this.root];
+  /** Nodes whose self changed without their totals (addSelf): recomputeTotals() is due. */
+  stale = false;
+  readonly created = (node: CallNode) => {
+    this.nodes.push(node);
   };
+
+  get nodeCount(): number {
+    return this.nodes.length;
+  }
 
   /** Adds `weight` samples of the path keys[start..end), root first. */
   insert(keys: ArrayLike<number>, start: number, end: number, weight: number): void {
+    this.addAt(this.leaf(keys, start, end), weight);
+  }
+
+  /**
+   * The node at the path keys[start..end), root first, created with its missing ancestors (with
+   * no samples). The model keeps it per distinct stack and adds samples there with addAt().
+   */
+  leaf(keys: ArrayLike<number>, start: number, end: number): CallNode {
     let node = this.root;
-    node.total += weight;
-    for (let i = start; i < end; i++) {
-      node = node.childOrCreate(keys[i], this.created);
-      node.total += weight;
-    }
-    node.self += weight;
+    for (let i = start; i < end; i++) node = node.childOrCreate(keys[i], this.created);
     if (end - start > this.maxDepth) this.maxDepth = end - start;
+    return node;
+  }
+
+  /** Adds `weight` samples ending at `node`: its self, and the total of it and its ancestors. */
+  addAt(node: CallNode, weight: number): void {
+    node.self += weight;
+    for (let n: CallNode | null = node; n !== null; n = n.parent) n.total += weight;
+  }
+
+  /** Adds `weight` samples ending at `node` to its self only; recomputeTotals() must follow. */
+  addSelf(node: CallNode, weight: number): void {
+    node.self += weight;
+    this.stale = true;
+  }
+
+  /**
+   * Every total from the selfs, in two passes over the nodes (children come after their
+   * parents): cheaper than walking up from each leaf when many stacks got samples.
+   */
+  recomputeTotals(): void {
+    const ns = this.nodes;
+    for (let i = 0; i < ns.length; i++) ns[i].total = ns[i].self;
+    for (let i = ns.length - 1; i > 0; i--) ns[i].parent!.total += ns[i].total;
+    this.stale = false;
   }
 
   /** The node at a path of keys, if present. */

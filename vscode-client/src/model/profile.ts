@@ -2,14 +2,17 @@
 // statistics aggregated incrementally from profilingData batches. Plain TypeScript without DOM or
 // VS Code dependencies: the webview aggregates with it (the only place that does), node tests it.
 //
-// Cost: adding a batch costs O(samples x depth) of that batch only; no operation re-reads earlier
-// samples (they are not kept). Switching to function grouping, or to hiding the debugger's frames,
-// builds those trees once from the line trees (O(nodes)), after which they are maintained
-// incrementally too.
+// Cost: adding a batch costs a hash of each sample's frame IDs and a counter increment (stacks.ts);
+// the trees and counters are brought up to date when read, once per distinct stack of the samples
+// since the last read (O(distinct stacks x depth)). No operation re-reads earlier samples (they
+// are not kept). Switching to function grouping builds those trees once from the line trees
+// (O(nodes)), hiding the debugger's frames builds its trees from the stack records (O(distinct
+// stacks x depth)); after which they are maintained incrementally too.
 
 import { Aggregate, GroupBy, ThreadView } from './aggregate';
 import { CallNode, CallTree } from './calltree';
 import type { Frame, ProfilingDataBody, ThreadInfo } from './protocol';
+import { StackTable } from './stacks';
 
 export { CallNode, CallTree, ThreadView };
 export type { GroupBy };
@@ -65,12 +68,14 @@ export class ProfileModel {
   /** frame index -> DEBUGGER_FRAME, NATIVE_FRAME or 0 (the program's Python) */
   private readonly frameKind: number[] = [];
 
+  /** Every distinct stack of each thread, with its samples. */
+  private readonly stacks = new StackTable();
   /** The stacks as sampled. */
-  private readonly full = new Aggregate(this.frameFunc);
+  private readonly full = new Aggregate(this.frameFunc, this.stacks);
   /**
    * The stacks without the debugger: what lies below the last debugger frame of each, or the one
    * node DEBUGGER_FUNCTION for a sample taken in the debugger itself. Built on first use from the
-   * full line trees, maintained incrementally after.
+   * stack records, maintained incrementally after.
    */
   private program: Aggregate | null = null;
 
@@ -85,19 +90,20 @@ export class ProfileModel {
   /** Incremented on every change; views redraw when it moved. */
   version = 0;
 
-  private scratchLine = new Int32Array(256);
-  private scratchFunc = new Int32Array(256);
   /** The one-node stack of a sample taken in the debugger itself: DEBUGGER_FUNCTION. */
   private readonly debuggerLine = new Int32Array(1);
   private readonly debuggerFunc = new Int32Array(1);
 
-  /** All threads, as sampled. */
+  /** All threads, as sampled (its line tree up to date; read the others through tree()). */
   get all(): ThreadView {
+    this.sync();
+    this.full.tree('line');
     return this.full.all;
   }
 
-  /** Each thread, as sampled. */
+  /** Each thread, as sampled (sample counts up to date; read the trees through tree()). */
   get byThread(): ReadonlyMap<number, ThreadView> {
+    this.sync();
     return this.full.byThread;
   }
 
@@ -114,7 +120,7 @@ export class ProfileModel {
     const tids = threadIds !== undefined && threadIds.length === entries ? threadIds : undefined;
     let added = samples.length;
     for (let i = 0; i < samples.length; i++) {
-      this.addIds(samples[i], tids === undefined ? UNKNOWN_THREAD : tids[i], 1);
+      this.addSample(samples[i], tids === undefined ? UNKNOWN_THREAD : tids[i], 1);
     }
     for (let i = 0; i < stackIds.length; i++) {
       const weight = counts[i] ?? 1;
@@ -122,9 +128,9 @@ export class ProfileModel {
       if (stack === undefined) {
         // Never announced: counted like an unknown frame, shown as one.
         this.totals.unknownFrameRefs++;
-        stack = [];
+        stack = NO_FRAMES;
       }
-      this.addIds(stack, tids === undefined ? UNKNOWN_THREAD : tids[i], weight);
+      this.addSample(stack, tids === undefined ? UNKNOWN_THREAD : tids[i], weight);
       added += weight;
     }
     const t = this.totals;
@@ -136,8 +142,9 @@ export class ProfileModel {
     this.version++;
   }
 
-  /** The view for a thread key, or all threads for undefined (as sampled). */
+  /** The view for a thread key, or all threads for undefined (as sampled; its sample count up to date, its trees through tree()). */
   view(thread?: number): ThreadView | undefined {
+    this.sync();
     return this.full.view(thread);
   }
 
@@ -157,14 +164,14 @@ export class ProfileModel {
 
   /** Threads seen in samples, with their sample counts, most samples first. */
   threadList(): Array<{ id: number; info?: ThreadInfo; samples: number }> {
-    return [...this.full.byThread]
+    return [...this.byThread]
       .map(([id, v]) => ({ id, info: this.threads.get(id), samples: v.sampleCount }))
       .sort((a, b) => b.samples - a.samples || a.id - b.id);
   }
 
   /** Per-key self and total samples of a view, sorted by `sortBy` (then total, self). */
   table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity, hideDebugger = false): TableRow[] {
-    const v = this.aggregate(hideDebugger).view(thread);
+    const v = this.aggregate(hideDebugger).stats(thread, this.frames.length, this.funcs.length);
     if (v === undefined) return [];
     const stats = groupBy === 'line' ? v.lineStats : v.funcStats;
     const n = Math.min(groupBy === 'line' ? this.lineInfos.length : this.funcs.length, stats.total.length);
@@ -180,20 +187,30 @@ export class ProfileModel {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** The aggregate of a view, up to date. */
   private aggregate(hideDebugger: boolean): Aggregate {
+    this.sync();
     if (!hideDebugger) return this.full;
     if (this.program === null) {
-      this.program = new Aggregate(this.frameFunc);
+      this.program = new Aggregate(this.frameFunc, this.stacks, { line: this.debuggerLine, func: this.debuggerFunc });
       const key = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
       this.debuggerLine[0] = key;
       this.debuggerFunc[0] = this.frameFunc[key];
-      this.full.forEachStack((tid, keys, count) => {
-        this.scratch(keys.length).set(keys);
-        this.functionsOfScratch(keys.length);
-        this.addProgram(keys.length, tid, count);
-      });
+      // Every sample so far is in the records' counts (none is pending after the sync).
+      const st = this.stacks;
+      for (let rec = 0; rec < st.size; rec++) if (st.count[rec] > 0) this.addProgram(rec, st.count[rec]);
     }
     return this.program;
+  }
+
+  /** Gives the samples counted since the last read to the aggregates (which take them in when read). */
+  private sync(): void {
+    const st = this.stacks;
+    st.deltas.drain((rec, weight) => {
+      const start = st.start[rec];
+      this.full.count(rec, start, start + st.length[rec], false, st.tid[rec], weight);
+      if (this.program !== null) this.addProgram(rec, weight);
+    });
   }
 
   private defineFrame(id: number, frame: Frame): void {
@@ -232,50 +249,41 @@ export class ProfileModel {
     return this.frameIndex.get(id)!;
   }
 
-  /** The line scratch array, at least `len` long (the function keys go to scratchFunc). */
-  private scratch(len: number): Int32Array {
-    if (this.scratchLine.length < len) {
-      this.scratchLine = new Int32Array(len * 2);
-      this.scratchFunc = new Int32Array(len * 2);
+  /** Counts `weight` samples of a stack (frame IDs, root first) of a thread. */
+  private addSample(ids: readonly number[], tid: number, weight: number): void {
+    const st = this.stacks;
+    const rec = st.intern(tid, ids);
+    if (st.created) {
+      // A new stack: its frame and function keys, looked up once for all its samples.
+      const o = st.start[rec];
+      for (let i = 0; i < ids.length; i++) {
+        let idx = this.frameIndex.get(ids[i]);
+        if (idx === undefined) idx = this.unknownFrame(ids[i]);
+        st.line[o + i] = idx;
+        st.func[o + i] = this.frameFunc[idx];
+      }
     }
-    return this.scratchLine;
-  }
-
-  private addIds(ids: readonly number[], tid: number, weight: number): void {
-    const len = ids.length;
-    const line = this.scratch(len);
-    for (let i = 0; i < len; i++) {
-      let idx = this.frameIndex.get(ids[i]);
-      if (idx === undefined) idx = this.unknownFrame(ids[i]);
-      line[i] = idx;
-    }
-    this.full.add(line, this.functionsOfScratch(len), 0, len, tid, weight, this.frames.length, this.funcs.length);
-    if (this.program !== null) this.addProgram(len, tid, weight);
-  }
-
-  /** Fills scratchFunc with the function keys of the first `len` frame keys in scratchLine. */
-  private functionsOfScratch(len: number): Int32Array {
-    const line = this.scratchLine, func = this.scratchFunc, fm = this.frameFunc;
-    for (let i = 0; i < len; i++) func[i] = fm[line[i]];
-    return func;
+    st.addSamples(rec, weight);
   }
 
   /**
-   * Adds the stack in the scratch arrays to the aggregate without the debugger: the part after
-   * its last debugger frame, unless that is only native frames the debugger called (a wait in
-   * its own thread, say), which count as the debugger's.
+   * Adds samples of a stack record to the aggregate without the debugger: the part after its
+   * last debugger frame, unless that is only native frames the debugger called (a wait in its own
+   * thread, say), which count as the debugger's.
    */
-  private addProgram(len: number, tid: number, weight: number): void {
-    const line = this.scratchLine, kind = this.frameKind;
-    let last = len - 1;
-    while (last >= 0 && kind[line[last]] !== DEBUGGER_FRAME) last--;
-    let python = last < 0;
-    for (let i = last + 1; i < len && !python; i++) python = kind[line[i]] !== NATIVE_FRAME;
-    const frames = this.frames.length, funcs = this.funcs.length;
-    if (python) this.program!.add(line, this.scratchFunc, last + 1, len, tid, weight, frames, funcs);
-    else this.program!.add(this.debuggerLine, this.debuggerFunc, 0, 1, tid, weight, frames, funcs);
+  private addProgram(rec: number, weight: number): void {
+    const st = this.stacks, line = st.line, kind = this.frameKind;
+    const start = st.start[rec], end = start + st.length[rec];
+    let last = end - 1;
+    while (last >= start && kind[line[last]] !== DEBUGGER_FRAME) last--;
+    let python = last < start;
+    for (let i = last + 1; i < end && !python; i++) python = kind[line[i]] !== NATIVE_FRAME;
+    if (python) this.program!.count(rec, last + 1, end, false, st.tid[rec], weight);
+    else this.program!.count(rec, 0, 1, true, st.tid[rec], weight);
   }
 }
+
+const NO_FRAMES: readonly number[] = [];
 
 /** Display name of a thread. */
 export function threadLabel(id: number, info?: ThreadInfo): string {

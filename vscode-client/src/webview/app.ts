@@ -49,6 +49,7 @@ export class App {
   private readonly table: FunctionTable;
   readonly graphEl: HTMLElement;
   private readonly overlayEl: HTMLElement;
+  readonly announceEl = el('div', { id: 'announce', className: 'sr-only' });
   private readonly scheduler = new FrameScheduler(() => this.render());
   private readonly matcher = new SearchMatcher();
   private drawnVersion = -1;
@@ -85,10 +86,14 @@ export class App {
     const canvas = el('canvas', { id: 'flame' });
     this.overlayEl = el('div', { id: 'overlay', className: 'overlay' });
     this.graphEl = el('div', { id: 'graph', className: 'graph', tabIndex: 0 }, canvas, this.overlayEl);
+    // One tab stop with keys of its own (keyboard.ts): arrows move between nodes, Enter zooms.
+    this.graphEl.setAttribute('role', 'application');
+    this.graphEl.setAttribute('aria-label', 'Flame graph: arrow keys move between functions, Enter zooms in, Escape zooms out, Ctrl+Enter opens the source');
+    this.announceEl.setAttribute('aria-live', 'polite');
     this.graph = new FlameGraph(canvas);
     const infoOf = (n: CallNode) => this.infoOf(n);
     this.nav = new Navigation(this.graph, this.toolbar.resetEl, infoOf, { zoomTo: (n) => this.zoomTo(n), openSource: (i) => this.openSource(i) });
-    this.tooltip = new Tooltip(this.graph, this.graphEl, infoOf);
+    this.tooltip = new Tooltip(this.graph, infoOf);
     this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, hideDebugger: this.hideDebugger, live: this.state === 'live' }), {
       sort: (by) => this.setTableSort(by),
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
@@ -103,6 +108,7 @@ export class App {
         el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element)),
         this.nav.detailsEl,
         this.tooltip.element,
+        this.announceEl,
       ),
     );
     this.input = new Input(this);
@@ -166,6 +172,7 @@ export class App {
     this.thread = undefined;
     this.graph.zoomPath = [];
     this.graph.hovered = null;
+    this.graph.focused = null;
     this.tooltip.hide();
     this.matcher.invalidate();
     this.toolbar.clearThreads();
@@ -258,6 +265,7 @@ export class App {
     this.thread = thread;
     this.toolbar.showThread(thread);
     this.graph.hovered = null;
+    this.graph.focused = null;
     this.changed();
   }
 
@@ -270,6 +278,7 @@ export class App {
     this.toolbar.showGroupBy(g);
     this.matcher.invalidate();
     this.graph.hovered = null;
+    this.graph.focused = null;
     this.persist();
     this.changed();
   }
@@ -281,6 +290,7 @@ export class App {
     this.toolbar.showHideDebugger(hide);
     this.graph.zoomPath = [];
     this.graph.hovered = null;
+    this.graph.focused = null;
     this.persist();
     // The extension exports (and summarizes) what the panel shows.
     this.vscode.postMessage({ type: 'hideDebugger', hideDebugger: hide });

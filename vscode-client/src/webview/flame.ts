@@ -1,9 +1,14 @@
 // Canvas renderer of a call tree as a top-down flame graph (an icicle: callers above callees).
 // One canvas, no element per node. Nodes narrower than a fraction of a pixel are skipped along
-// with their subtrees, so the cost of a frame is bounded by what is visible.
+// with their subtrees, and so is a node under a pixel wide whose pixel of its row is already
+// drawn, so the cost of a frame is bounded by what is visible. The rectangles are written as
+// pixels straight into an ImageData during the walk (no fillRect, no queue per colour), with
+// colours cached per key; labels are drawn after, only where they fit, and the hit-test tables
+// are reused from frame to frame, so that a frame allocates next to nothing.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
-import { mutedRgb, nodeRgb, Palette, parseColor, rgbCss } from './theme';
+import { fillPixels } from './raster';
+import { mutedRgb, nodeRgb, packedPixel, Palette, rgbCss } from './theme';
 
 export const ROW_HEIGHT = 18;
 const MIN_WIDTH = 0.4; // CSS px below which a node and its subtree are not drawn
@@ -30,28 +35,45 @@ export class FlameGraph {
   /** Key predicate of the search; null when no search is active. */
   matches: ((key: number) => boolean) | null = null;
   hovered: CallNode | null = null;
+  /** The node of the keyboard's focus (arrow keys), ringed while the graph has the focus. */
+  focused: CallNode | null = null;
+  focusVisible = false;
   palette!: Palette;
   rootLabel = 'all';
   lastStats: DrawStats = { drawn: 0, skipped: 0, ms: 0 };
 
   private readonly ctx: CanvasRenderingContext2D;
-  // Hit-test tables of the last draw, per row: x, width and node, in drawing (x) order.
+  // Hit-test tables of the last draw, per row: x, width and node, in drawing order; rowsN[d] of
+  // each are in use (the arrays are kept between draws).
   private rowsX: number[][] = [];
   private rowsW: number[][] = [];
   private rowsNode: CallNode[][] = [];
+  private rowsN: number[] = [];
   private width = 0;
   private colorCache = new Map<number, string>();
   private colorCacheKind = '';
+  /** Per key: its colour as a pixel (0: not computed yet); reset with colorCache. */
+  private keyPixel = new Uint32Array(256);
+  private mutedPixel = 0;
+  private matchPixel = 0;
+  private dpr = 1;
+  private originCache: { left: number; top: number } | null = null;
+  private pw = 0;
+  private ph = 0;
+  /** Labels that fit, by function name and the number of characters shown. */
+  private labelCache = new Map<string, string>();
   private charWidth = 7;
   private fontSet = '';
   private tinyMask = new Uint8Array(0);
   private image: ImageData | undefined;
   private pixels: Uint32Array | undefined;
-  private packedCache = new Map<string, number>();
   private maskWidth = 0;
   compare: (a: CallNode, b: CallNode) => number = (a, b) => a.key - b.key;
-  private rectQueue = new Map<string, number[]>();
+  /** The walk's stack of nodes and their x, kept between draws. */
+  private readonly stackN: CallNode[] = [];
+  private readonly stackX: number[] = [];
   private textQueue: Array<CallNode | number> = [];
+  private textCount = 0;
   private dimmedQueue: Array<CallNode | number> = [];
 
   constructor(readonly canvas: HTMLCanvasElement) {
@@ -63,6 +85,7 @@ export class FlameGraph {
     this.tree = tree;
     this.info = info;
     this.colorCache.clear();
+    this.keyPixel.fill(0);
     // Alphabetical order by function name keeps the layout stable while data streams in.
     this.compare = (a, b) => {
       const fa = info(a.key).function, fb = info(b.key).function;
@@ -90,6 +113,7 @@ export class FlameGraph {
   nodeColor(node: CallNode): string {
     if (this.colorCacheKind !== this.palette.kind) {
       this.colorCache.clear();
+      this.keyPixel.fill(0);
       this.colorCacheKind = this.palette.kind;
     }
     let c = this.colorCache.get(node.key);
@@ -129,13 +153,16 @@ export class FlameGraph {
     }
     ctx.textBaseline = 'middle';
     this.width = cssWidth;
+    this.dpr = pw / Math.max(1, cssWidth);
+    this.pw = pw;
+    this.ph = ph;
     this.maskWidth = Math.ceil(cssWidth) + 2;
     const maskSize = this.maskWidth * ((this.tree?.maxDepth ?? 0) + 2);
     if (this.tinyMask.length < maskSize) this.tinyMask = new Uint8Array(maskSize);
     else this.tinyMask.fill(0, 0, maskSize);
-    this.rowsX = [];
-    this.rowsW = [];
-    this.rowsNode = [];
+    this.rowsN.fill(0);
+    this.textCount = 0;
+    this.dimmedQueue.length = 0;
     let drawn = 0, skipped = 0;
     const zoom = this.zoomNode();
     if (!zoom || zoom.total <= 0) {
@@ -144,18 +171,23 @@ export class FlameGraph {
       this.lastStats = { drawn, skipped, ms: performance.now() - t0 };
       return this.lastStats;
     }
+    if (!this.image || this.image.width !== pw || this.image.height !== ph) {
+      this.image = ctx.createImageData(pw, ph);
+      this.pixels = new Uint32Array(this.image.data.buffer);
+    }
+    this.pixels!.fill(packedPixel(this.palette.background));
+    this.mutedPixel = packedPixel(rgbCss(mutedRgb(this.palette.kind)));
+    this.matchPixel = packedPixel(this.palette.match);
     // Ancestors of the zoomed node span the whole width, dimmed.
-    const chain: CallNode[] = [];
-    for (let n: CallNode | null = zoom; n; n = n.parent) chain.push(n);
-    chain.reverse();
-    for (const n of chain) {
+    for (let n: CallNode | null = zoom; n; n = n.parent) {
       this.drawNode(n, 0, cssWidth, n !== zoom);
       drawn++;
     }
     // Descendants, proportional to their totals.
     const scale = cssWidth / zoom.total;
-    const stackN: CallNode[] = [zoom];
-    const stackX: number[] = [0];
+    const stackN = this.stackN, stackX = this.stackX;
+    stackN.push(zoom);
+    stackX.push(0);
     while (stackN.length) {
       const node = stackN.pop()!;
       let x = stackX.pop()!;
@@ -163,8 +195,7 @@ export class FlameGraph {
       for (let i = 0; i < kids.length; i++) {
         const c = kids[i];
         const w = c.total * scale;
-        if (w >= MIN_WIDTH) {
-          this.drawNode(c, x, w, false);
+        if (w >= MIN_WIDTH && this.drawNode(c, x, w, false)) {
           drawn++;
           if (c.children !== null) {
             stackN.push(c);
@@ -182,55 +213,29 @@ export class FlameGraph {
   private flush(): void {
     const ctx = this.ctx;
     const H = ROW_HEIGHT - 1;
-    // The rectangles are written straight into an ImageData and put at once: a fillRect per node
-    // costs over a microsecond in a software-rendered canvas, writing pixels far less.
-    const pw = this.canvas.width, ph = this.canvas.height;
-    const dpr = pw / Math.max(1, this.width);
-    if (!this.image || this.image.width !== pw || this.image.height !== ph) {
-      this.image = ctx.createImageData(pw, ph);
-      this.pixels = new Uint32Array(this.image.data.buffer);
-    }
-    const px = this.pixels!;
-    px.fill(this.packed(this.palette.background));
-    for (const [fill, q] of this.rectQueue) {
-      const c = this.packed(fill);
-      for (let i = 0; i < q.length; i += 3) {
-        const x0 = Math.max(0, Math.round(q[i] * dpr));
-        const x1 = Math.min(pw, Math.max(x0 + 1, Math.round((q[i] + q[i + 2]) * dpr)));
-        const y0 = Math.round(q[i + 1] * dpr), y1 = Math.min(ph, Math.round((q[i + 1] + H) * dpr));
-        const n = x1 - x0;
-        if (n <= 16) {
-          // Narrow nodes are most of them: a plain loop beats a fill() call per line.
-          for (let y = y0, o = y0 * pw + x0; y < y1; y++, o += pw) for (let k = 0; k < n; k++) px[o + k] = c;
-        } else for (let y = y0; y < y1; y++) px.fill(c, y * pw + x0, y * pw + x1);
-      }
-    }
-    ctx.putImageData(this.image, 0, 0);
-    this.rectQueue.clear();
-    const label = (node: CallNode, x: number, w: number, alpha: number) => {
-      const text = node.parent === null ? this.rootLabel : this.info(node.key).function;
-      const max = Math.floor((w - 6) / this.charWidth);
-      if (max < 2) return;
-      ctx.globalAlpha = alpha;
-      ctx.fillStyle = this.textOn(this.fillOf(node));
-      ctx.fillText(text.length > max ? text.slice(0, max - 1) + '…' : text, x + 3, node.depth * ROW_HEIGHT + ROW_HEIGHT / 2);
-    };
-    // Ancestors of the zoomed node: full width, dimmed.
+    ctx.putImageData(this.image!, 0, 0);
+    // Ancestors of the zoomed node: full width, dimmed (translucent, so drawn by the canvas).
     const dq = this.dimmedQueue;
     for (let i = 0; i < dq.length; i += 3) {
       const node = dq[i] as CallNode, x = dq[i + 1] as number, w = dq[i + 2] as number;
       ctx.globalAlpha = 0.55;
       ctx.fillStyle = this.fillOf(node);
       ctx.fillRect(x, node.depth * ROW_HEIGHT, w - 1, H);
-      label(node, x, w, 0.7);
+      this.label(node, x, w, 0.7);
     }
-    this.dimmedQueue = [];
     const tq = this.textQueue;
-    for (let i = 0; i < tq.length; i += 3) label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
-    this.textQueue = [];
+    for (let i = 0; i < this.textCount * 3; i += 3) this.label(tq[i] as CallNode, tq[i + 1] as number, tq[i + 2] as number, 1);
     ctx.globalAlpha = 1;
+    const foc = this.focusVisible ? this.focused ?? this.zoomNode() ?? null : null;
+    const fr = foc ? this.rectOf(foc) : undefined;
+    if (fr) {
+      ctx.strokeStyle = this.palette.focusBorder;
+      ctx.lineWidth = 2;
+      ctx.setLineDash([]);
+      ctx.strokeRect(fr.x + 1, fr.y + 1, Math.max(fr.w - 2, 1), ROW_HEIGHT - 2);
+    }
     const hov = this.hovered;
-    if (hov) {
+    if (hov && hov !== foc) {
       const r = this.rectOf(hov);
       if (r) {
         const gap = r.w > 3 ? 1 : 0;
@@ -241,68 +246,117 @@ export class FlameGraph {
     }
   }
 
+  /** Draws a node's label if at least two characters fit (cut with an ellipsis). */
+  private label(node: CallNode, x: number, w: number, alpha: number): void {
+    const max = Math.floor((w - 6) / this.charWidth);
+    if (max < 2) return;
+    const text = node.parent === null ? this.rootLabel : this.info(node.key).function;
+    let shown = text;
+    if (text.length > max) {
+      const k = `${max}\0${text}`;
+      let cut = this.labelCache.get(k);
+      if (cut === undefined) {
+        if (this.labelCache.size > 4096) this.labelCache.clear();
+        this.labelCache.set(k, (cut = text.slice(0, max - 1) + '…'));
+      }
+      shown = cut;
+    }
+    const ctx = this.ctx;
+    ctx.globalAlpha = alpha;
+    ctx.fillStyle = this.textOn(this.fillOf(node));
+    ctx.fillText(shown, x + 3, node.depth * ROW_HEIGHT + ROW_HEIGHT / 2);
+  }
+
   /**
-   * Queues a node: rectangles are drawn per colour in flush() (one fill per colour instead of a
-   * fillStyle change per node), labels after them.
+   * Draws a node (a dimmed one is queued for the canvas) and records it for hit tests. Returns
+   * false when it was not drawn: under a pixel wide where its row's pixel is already drawn, in
+   * which case its subtree, narrower still, is skipped too.
    */
-  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): void {
+  private drawNode(node: CallNode, x: number, w: number, dimmed: boolean): boolean {
     const d = node.depth;
-    const y = d * ROW_HEIGHT;
-    const gap = w > 3 ? 1 : 0;
     if (dimmed) this.dimmedQueue.push(node, x, w);
     else {
       // Nodes under 1.5 px are drawn 1 px wide; one of them per pixel of a row is enough.
-      let draw = true;
       if (w < 1.5) {
-        const m = d * this.maskWidth + Math.round(x);
-        if (this.tinyMask[m] === 1) draw = false;
-        else this.tinyMask[m] = 1;
+        const m = d * this.maskWidth + ((x + 0.5) | 0);
+        if (this.tinyMask[m] === 1) {
+          if (w < 1) return false;
+        } else {
+          this.tinyMask[m] = 1;
+          this.fill(x, d * ROW_HEIGHT, Math.max(w, 0.5), this.pixelOf(node));
+        }
+      } else this.fill(x, d * ROW_HEIGHT, w - (w > 3 ? 1 : 0), this.pixelOf(node));
+      if (w >= TEXT_MIN_WIDTH) {
+        const t = this.textCount++ * 3;
+        this.textQueue[t] = node;
+        this.textQueue[t + 1] = x;
+        this.textQueue[t + 2] = w;
       }
-      if (draw) {
-        const fill = this.fillOf(node);
-        let q = this.rectQueue.get(fill);
-        if (q === undefined) this.rectQueue.set(fill, (q = []));
-        q.push(x, y, Math.max(w - gap, 0.5));
-      }
-      if (w >= TEXT_MIN_WIDTH) this.textQueue.push(node, x, w);
     }
     let row = this.rowsX[d];
     if (!row) {
       row = this.rowsX[d] = [];
       this.rowsW[d] = [];
       this.rowsNode[d] = [];
+      this.rowsN[d] = 0;
     }
-    row.push(x);
-    this.rowsW[d].push(w);
-    this.rowsNode[d].push(node);
+    const i = this.rowsN[d]++;
+    row[i] = x;
+    this.rowsW[d][i] = w;
+    this.rowsNode[d][i] = node;
+    return true;
+  }
+
+  /** Writes a rectangle of a row (CSS px) into the pixels: far cheaper than a fillRect each. */
+  private fill(x: number, y: number, w: number, c: number): void {
+    fillPixels(this.pixels!, this.pw, this.ph, this.dpr, x, y, w, ROW_HEIGHT - 1, c);
+  }
+
+  /** The pixel a node is drawn with now (search applied): fillOf as a pixel, cached per key. */
+  private pixelOf(node: CallNode): number {
+    if (node.parent === null) return this.mutedPixel;
+    if (this.matches) return this.matches(node.key) ? this.matchPixel : this.mutedPixel;
+    const k = node.key;
+    if (k >= this.keyPixel.length) {
+      const a = new Uint32Array(Math.max(k + 1, this.keyPixel.length * 2));
+      a.set(this.keyPixel);
+      this.keyPixel = a;
+    }
+    let p = this.keyPixel[k];
+    if (p === 0) p = this.keyPixel[k] = packedPixel(this.nodeColor(node));
+    return p;
   }
 
   /** Dark text on light fills, light text on dark ones (muted nodes in a dark theme, matches). */
   textOn(fill: string): string {
-    const p = this.packed(fill);
+    const p = packedPixel(fill);
     const lum = (0.2126 * (p & 255) + 0.7152 * ((p >>> 8) & 255) + 0.0722 * ((p >>> 16) & 255)) / 255;
     return lum > 0.45 ? this.palette.text : '#ffffff';
   }
 
-  /** A CSS colour as a pixel of the ImageData (RGBA bytes, little-endian). */
-  private packed(color: string): number {
-    let p = this.packedCache.get(color);
-    if (p === undefined) {
-      let rgb = parseColor(color);
-      if (!rgb) {
-        // Any other CSS colour syntax: let a 1x1 canvas resolve it.
-        const c = document.createElement('canvas');
-        c.width = c.height = 1;
-        const x = c.getContext('2d')!;
-        x.fillStyle = color;
-        x.fillRect(0, 0, 1, 1);
-        const d = x.getImageData(0, 0, 1, 1).data;
-        rgb = [d[0], d[1], d[2]];
-      }
-      p = ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0;
-      this.packedCache.set(color, p);
+  /**
+   * Where the canvas is in the viewport, cached: reading it forces a layout of the whole page
+   * when its DOM changed (the table, the stats), which a mouse move should not wait for. The
+   * input drops it when the graph is resized or scrolled, or the window resized.
+   */
+  origin(): { left: number; top: number } {
+    if (this.originCache === null) {
+      const r = this.canvas.getBoundingClientRect();
+      this.originCache = { left: r.left, top: r.top };
     }
-    return p;
+    return this.originCache;
+  }
+
+  invalidateOrigin(): void {
+    this.originCache = null;
+  }
+
+  /** The nodes drawn in a row in the last draw, with their x and width (in drawing order). */
+  row(depth: number): Array<{ node: CallNode; x: number; w: number }> {
+    const out: Array<{ node: CallNode; x: number; w: number }> = [];
+    const n = this.rowsX[depth] ? this.rowsN[depth] : 0;
+    for (let i = 0; i < n; i++) out.push({ node: this.rowsNode[depth][i], x: this.rowsX[depth][i], w: this.rowsW[depth][i] });
+    return out;
   }
 
   /** The node drawn at a point (CSS px of the canvas) in the last draw. */
@@ -311,8 +365,8 @@ export class FlameGraph {
     const xs = this.rowsX[d];
     if (!xs || py < 0) return undefined;
     // Rows are filled in depth-first order, not sorted by x; one row holds few enough nodes.
-    const ws = this.rowsW[d], ns = this.rowsNode[d];
-    for (let i = 0; i < xs.length; i++) if (px >= xs[i] && px < xs[i] + ws[i]) return ns[i];
+    const ws = this.rowsW[d], ns = this.rowsNode[d], n = this.rowsN[d];
+    for (let i = 0; i < n; i++) if (px >= xs[i] && px < xs[i] + ws[i]) return ns[i];
     return undefined;
   }
 

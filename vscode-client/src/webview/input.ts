@@ -1,9 +1,10 @@
 // The page's input: mouse over the canvas (hover, zoom, Ctrl+click to open the source), the
-// keyboard (Ctrl+F, Escape), the extension's messages, and the size and theme changes that need
-// a redraw.
+// keyboard (Ctrl+F, Escape; the graph's own keys are in keyboard.ts), the extension's messages,
+// and the size and theme changes that need a redraw.
 
 import type { CallNode, KeyInfo } from '../model/profile';
 import type { FlameGraph } from './flame';
+import { GraphKeys } from './keyboard';
 import type { ToWebview } from './messages';
 import type { Tooltip } from './tooltip';
 
@@ -12,6 +13,8 @@ export interface InputTarget {
   graphEl: HTMLElement;
   searchEl: HTMLInputElement;
   tooltip: Tooltip;
+  /** A live region that tells screen readers the node of the keyboard's focus. */
+  announceEl: HTMLElement;
   handle(msg: ToWebview): void;
   zoomTo(node: CallNode): void;
   openSource(info: KeyInfo): void;
@@ -31,6 +34,7 @@ export class Input {
     });
     const graph = t.graph;
     const canvas = graph.canvas;
+    new GraphKeys(t, t.announceEl);
     canvas.addEventListener('mousemove', (e) => {
       this.mouse = this.canvasPoint(e);
       this.hoverAt(this.mouse.x, this.mouse.y, true);
@@ -60,7 +64,12 @@ export class Input {
         if (zoom?.parent) t.zoomTo(zoom.parent);
       }
     });
-    new ResizeObserver(() => t.changed()).observe(t.graphEl);
+    new ResizeObserver(() => {
+      graph.invalidateOrigin();
+      t.changed();
+    }).observe(t.graphEl);
+    t.graphEl.addEventListener('scroll', () => graph.invalidateOrigin(), { passive: true });
+    window.addEventListener('resize', () => graph.invalidateOrigin());
     // VS Code changes the theme by rewriting the body class and the root element's variables.
     const themeObserver = new MutationObserver(() => t.changed());
     themeObserver.observe(document.body, { attributes: true, attributeFilter: ['class'] });
@@ -85,7 +94,7 @@ export class Input {
   }
 
   private canvasPoint(e: MouseEvent): { x: number; y: number } {
-    const r = this.t.graph.canvas.getBoundingClientRect();
+    const r = this.t.graph.origin();
     return { x: e.clientX - r.left, y: e.clientY - r.top };
   }
 }

@@ -71,7 +71,7 @@ export class Navigation {
     this.detailsKey = key;
     this.detailsShare = undefined;
     if (!zoom || zoom.parent === null) {
-      this.detailsEl.replaceChildren(el('span', { className: 'hint', textContent: 'Click a node to zoom in, Ctrl+click to open its source. Escape zooms out.' }));
+      this.detailsEl.replaceChildren(el('span', { className: 'hint', textContent: 'Click a node to zoom in, Ctrl+click to open its source (keys: Tab to the graph, arrows, Enter, Ctrl+Enter). Escape zooms out.' }));
       return;
     }
     const info = this.infoOf(zoom);

@@ -120,3 +120,26 @@ export function parseColor(c: string): [number, number, number] | undefined {
   if (m) return [Number(m[1]), Number(m[2]), Number(m[3])];
   return undefined;
 }
+
+const pixelCache = new Map<string, number>();
+
+/** A CSS colour as a pixel of an ImageData (RGBA bytes, little-endian), cached. */
+export function packedPixel(color: string): number {
+  let p = pixelCache.get(color);
+  if (p === undefined) {
+    let rgb = parseColor(color);
+    if (!rgb) {
+      // Any other CSS colour syntax: let a 1x1 canvas resolve it.
+      const c = document.createElement('canvas');
+      c.width = c.height = 1;
+      const x = c.getContext('2d')!;
+      x.fillStyle = color;
+      x.fillRect(0, 0, 1, 1);
+      const d = x.getImageData(0, 0, 1, 1).data;
+      rgb = [d[0], d[1], d[2]];
+    }
+    p = ((255 << 24) | (rgb[2] << 16) | (rgb[1] << 8) | rgb[0]) >>> 0;
+    pixelCache.set(color, p);
+  }
+  return p;
+}

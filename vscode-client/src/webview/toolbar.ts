@@ -164,8 +164,11 @@ export class Toolbar {
     this.stateEl.textContent = STATE_LABEL[h.state];
     if (h.run && h.state !== 'idle') {
       const who = [h.run.session, h.run.pid ? `pid ${h.run.pid}` : '', h.run.pythonVersion ? `Python ${h.run.pythonVersion}` : ''].filter(Boolean).join(', ');
-      this.statsEl.title = who;
+      this.statsEl.dataset.who = who;
     }
-    this.statsEl.textContent = statsText(h);
+    const text = statsText(h);
+    this.statsEl.textContent = text;
+    // Cut with an ellipsis when the toolbar is narrow: the whole text on hover.
+    this.statsEl.title = [text, this.statsEl.dataset.who].filter(Boolean).join('\n');
   }
 }

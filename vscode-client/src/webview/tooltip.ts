@@ -9,7 +9,6 @@ export class Tooltip {
 
   constructor(
     private readonly graph: FlameGraph,
-    private readonly graphEl: HTMLElement,
     private readonly infoOf: (node: CallNode) => KeyInfo,
   ) {
     this.element.setAttribute('role', 'tooltip');
@@ -36,8 +35,9 @@ export class Tooltip {
       );
     }
     tip.hidden = false;
-    const gr = this.graphEl.getBoundingClientRect();
-    const cx = gr.left + x - this.graphEl.scrollLeft, cy = gr.top + y - this.graphEl.scrollTop;
+    // The canvas scrolls within the graph: its origin already holds the scroll.
+    const o = this.graph.origin();
+    const cx = o.left + x, cy = o.top + y;
     const tw = tip.offsetWidth, th = tip.offsetHeight;
     let left = cx + 14, top = cy + 16;
     if (left + tw > window.innerWidth - 4) left = Math.max(4, cx - tw - 10);

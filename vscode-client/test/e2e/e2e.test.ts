@@ -291,7 +291,9 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
         }
         return sum === n.total;
       };
-      return walk(app.graph.tree.root) && app.graph.tree.root.total === app.model.totals.sampleCount;
+      // Read through the model, which takes in the samples that arrived since the last frame.
+      const tree = app.model.tree(app.groupBy, app.thread, app.hideDebugger);
+      return walk(tree.root) && tree.root.total === app.model.totals.sampleCount;
     });
     assert.ok(consistent, 'every node total is its own samples plus its children');
 

@@ -60,7 +60,40 @@ const THEMES: Record<string, { bodyClass: string; vars: Record<string, string> }
       '--vscode-editor-font-size': '12px',
     },
   },
+  // VS Code's "Dark High Contrast": black, white text, bright borders and an orange focus border.
+  'high-contrast': {
+    bodyClass: 'vscode-high-contrast',
+    vars: {
+      '--vscode-editor-background': '#000000',
+      '--vscode-editor-foreground': '#ffffff',
+      '--vscode-descriptionForeground': '#ffffff',
+      '--vscode-panel-border': '#6fc3df',
+      '--vscode-contrastBorder': '#6fc3df',
+      '--vscode-input-background': '#000000',
+      '--vscode-input-foreground': '#ffffff',
+      '--vscode-input-border': '#6fc3df',
+      '--vscode-focusBorder': '#f38518',
+      '--vscode-textLink-foreground': '#21a6ff',
+      '--vscode-charts-purple': '#b180d7',
+      '--vscode-charts-green': '#89d185',
+      '--vscode-editorHoverWidget-background': '#0c141f',
+      '--vscode-editorHoverWidget-foreground': '#ffffff',
+      '--vscode-editorHoverWidget-border': '#6fc3df',
+      '--vscode-button-secondaryBackground': '#000000',
+      '--vscode-button-secondaryForeground': '#ffffff',
+      '--vscode-list-hoverBackground': '#000000',
+      '--vscode-font-family': 'sans-serif',
+      '--vscode-font-size': '13px',
+      '--vscode-editor-font-size': '12px',
+    },
+  },
 };
+
+export type Theme = 'light' | 'dark' | 'high-contrast';
+export const THEME_NAMES: Theme[] = ['light', 'dark', 'high-contrast'];
+/** The editor background of each theme of the test page. */
+export const THEME_BACKGROUND: Record<Theme, string> = { light: '#ffffff', dark: '#1f1f1f', 'high-contrast': '#000000' };
+export const THEME_FOCUS: Record<Theme, string> = { light: '#005fb8', dark: '#0078d4', 'high-contrast': '#f38518' };
 
 function testPage(theme: string | null): string {
   const t = theme ? THEMES[theme] : undefined;
@@ -131,7 +164,7 @@ export class Harness {
     this.browser = await launchChromium(CHROMIUM, this.home);
   }
 
-  async open(theme: 'light' | 'dark' | null = 'light', size = { width: 1200, height: 720 }, path?: string, init?: () => void): Promise<Page> {
+  async open(theme: Theme | null = 'light', size = { width: 1200, height: 720 }, path?: string, init?: () => void): Promise<Page> {
     const page = await this.browser.newPage({ viewport: size, deviceScaleFactor: 1 });
     if (init) await page.addInitScript(init);
     page.setDefaultTimeout(30_000);

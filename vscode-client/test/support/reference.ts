@@ -247,3 +247,45 @@ export function randomStream(seed: number, batches: number, opts: { withThreads?
   }
   return bodies;
 }
+
+/**
+ * A random stream in which a few stacks repeat, as a real program's do (the model interns
+ * them and counts repeats): the stacks of a randomStream with the debugger's frames, sampled
+ * again and again from several threads, with runs of the same stack; frames announced in the
+ * first batch, or (`lateFrames`) in the batch that first uses them.
+ */
+export function repetitiveStream(seed: number, batches: number, opts: { lateFrames?: boolean } = {}): ProfilingDataBody[] {
+  const base = randomStream(seed, 6, { debugger: true });
+  const frames: Record<string, Frame> = Object.assign({}, ...base.map((b) => b.newFrames));
+  const stacks = base.flatMap((b) => b.samples).slice(0, 24);
+  const rnd = mulberry32(seed * 7 + 1);
+  const threads = [201, 202, 203];
+  const announced = new Set<string>();
+  const out: ProfilingDataBody[] = [];
+  for (let b = 0; b < batches; b++) {
+    const samples: number[][] = [];
+    const threadIds: number[] = [];
+    const n = Math.floor(rnd() * 80);
+    let stack = stacks[0], tid = threads[0];
+    for (let s = 0; s < n; s++) {
+      // Skewed: the first stacks are sampled most; half the time the previous sample repeats.
+      if (rnd() < 0.5) {
+        stack = stacks[Math.floor(stacks.length * rnd() * rnd())];
+        tid = threads[Math.floor(rnd() * threads.length)];
+      }
+      samples.push([...stack]);
+      threadIds.push(tid);
+    }
+    const newFrames: Record<string, Frame> = {};
+    for (const st of opts.lateFrames ? samples : b === 0 ? stacks : [])
+      for (const id of st)
+        if (!announced.has(String(id))) {
+          announced.add(String(id));
+          newFrames[String(id)] = frames[String(id)];
+        }
+    const body: ProfilingDataBody = { newFrames, samples, sampleCount: n, duration: 100, threadIds };
+    body.threads = b === 0 ? Object.fromEntries(threads.map((t) => [String(t), { name: `T${t}`, osThreadId: t }])) : {};
+    out.push(body);
+  }
+  return out;
+}

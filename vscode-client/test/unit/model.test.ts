@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GroupBy, KeyInfo, ProfileModel, UNKNOWN_THREAD } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { flattenModelStats, flattenModelTree, fromStacks, randomStream, readStream, referenceAggregate, sortedEntries, toStacks } from '../support/reference';
+import { flattenModelStats, flattenModelTree, fromStacks, mulberry32, randomStream, readStream, referenceAggregate, repetitiveStream, sortedEntries, toStacks } from '../support/reference';
 
 // The two consecutive events of docs/PROFILING.md.
 const DOC_EVENTS: ProfilingDataBody[] = [
@@ -200,22 +200,88 @@ test('the fixture streams sent with stacks aggregate exactly as sent with frame 
 });
 
 test('adding a batch costs in proportion to the batch, not to the samples before it', () => {
-  // Count node visits through the tree's insert: a batch of n samples of depth d touches n * (d + 1) nodes,
-  // however many samples came before. Measured by instrumenting CallTree.insert, not by timing.
+  // Samples are counted per distinct stack (stacks.ts); reading the tree then adds each distinct
+  // (thread, stack) of the batch once: walking from its leaf to the root (depth + 1 nodes), or,
+  // when that would visit more nodes than the tree has, adding to the leaves and recomputing the
+  // totals in two passes over the nodes. Either way at most about the walk, however many samples
+  // came before. Measured by instrumenting the tree, not by timing.
   const m = new ProfileModel();
   const stream = randomStream(21, 200);
   let visits = 0;
   const tree = m.tree('line')!;
-  const orig = tree.insert.bind(tree);
-  tree.insert = (keys, start, end, w) => {
-    visits += end - start + 1;
-    orig(keys, start, end, w);
+  const addAt = tree.addAt.bind(tree);
+  tree.addAt = (node, w) => {
+    visits += node.depth + 1;
+    addAt(node, w);
   };
-  const perBatch: Array<[number, number]> = [];
+  const recompute = tree.recomputeTotals.bind(tree);
+  tree.recomputeTotals = () => {
+    visits += 2 * tree.nodeCount;
+    recompute();
+  };
   for (const b of stream) {
     visits = 0;
     m.addBatch(b);
-    perBatch.push([visits, b.samples.reduce((a, s) => a + s.length + 1, 0)]);
+    assert.equal(visits, 0, 'addBatch only counts');
+    m.tree('line');
+    const distinct = new Map<string, number>();
+    b.samples.forEach((s, i) => distinct.set(`${b.threadIds![i]}:${s.join(',')}`, s.length + 1));
+    const walk = [...distinct.values()].reduce((a, n) => a + n, 0);
+    // The new nodes of a batch (at most the walk) are recomputed too.
+    assert.ok(visits <= 3 * walk, `${visits} node visits for a walk of ${walk}`);
+    if (walk > 0) assert.ok(visits > 0);
   }
-  for (const [v, expected] of perBatch) assert.equal(v, expected);
+});
+
+test('identical stacks of different threads stay apart; a stack seen again is counted again', () => {
+  const m = new ProfileModel();
+  const frames = { '1': { file: 'a.py', line: 1, function: 'a' }, '2': { file: 'b.py', line: 2, function: 'b' } };
+  m.addBatch({ newFrames: frames, samples: [[1, 2], [1, 2], [1]], sampleCount: 3, duration: 10, threadIds: [7, 8, 7], threads: {} });
+  assert.deepEqual(pathTotals(m, 'line', 7), { a: [2, 1], 'a > b': [1, 1] });
+  assert.deepEqual(pathTotals(m, 'line', 8), { a: [1, 0], 'a > b': [1, 1] });
+  // Read in between, then more of the same: the trees and the table add up.
+  m.addBatch({ newFrames: {}, samples: [[1, 2], [2, 1, 2]], sampleCount: 2, duration: 10, threadIds: [8, 8], threads: {} });
+  assert.deepEqual(pathTotals(m, 'line', 8), { a: [2, 0], 'a > b': [2, 2], b: [1, 0], 'b > a': [1, 0], 'b > a > b': [1, 1] });
+  assert.deepEqual(pathTotals(m, 'function'), { a: [4, 1], 'a > b': [3, 3], b: [1, 0], 'b > a': [1, 0], 'b > a > b': [1, 1] });
+  const rows = m.table('function', undefined, 'total').map((r) => [r.info.function, r.self, r.total]);
+  assert.deepEqual(rows, [
+    ['a', 1, 5],
+    ['b', 4, 4],
+  ]);
+  assert.deepEqual(m.threadList().map((t) => [t.id, t.samples]), [
+    [8, 3],
+    [7, 2],
+  ]);
+});
+
+test('repeated stacks, with reads in between: every view equals the reference, sent with frame IDs or with stacks', () => {
+  for (const seed of [41, 42, 43]) {
+    for (const compact of [false, true]) {
+      const sent = repetitiveStream(seed, 60, { lateFrames: seed === 43 });
+      const stream = compact ? toStacks(sent) : sent;
+      const all = sent.flatMap((b) => b.samples.map((st, i) => `${b.threadIds![i]}:${st.join(',')}`));
+      assert.ok(new Set(all).size * 4 < all.length, `seed ${seed}: stacks repeat`);
+      const rnd = mulberry32(seed);
+      const m = new ProfileModel();
+      // Reads between batches, in random views: each brings the trees up to date (or builds the
+      // function trees, or the ones without the debugger, from what came before).
+      stream.forEach((b) => {
+        m.addBatch(b);
+        if (rnd() < 0.3) m.tree(rnd() < 0.5 ? 'line' : 'function', rnd() < 0.5 ? undefined : 202, rnd() < 0.5);
+      });
+      for (const hideDebugger of [false, true])
+        for (const groupBy of ['line', 'function'] as GroupBy[]) {
+          const ref = referenceAggregate(stream, groupBy, { hideDebugger });
+          for (const [view, tree] of ref.trees) {
+            const what = `seed ${seed} ${compact ? 'stacks' : 'frame IDs'} ${groupBy} debugger ${hideDebugger ? 'hidden' : 'shown'} view ${view}`;
+            const thread = view === 'all' ? undefined : Number(view);
+            assert.deepEqual(sortedEntries(flattenModelTree(m, groupBy, thread, hideDebugger)), sortedEntries(tree), `${what}: tree`);
+            const stats = new Map([...ref.stats.get(view)!].filter(([, v]) => v.total > 0));
+            assert.deepEqual(sortedEntries(flattenModelStats(m, groupBy, thread, hideDebugger)), sortedEntries(stats), `${what}: table`);
+          }
+        }
+      assert.equal(m.totals.sampleCount, sent.reduce((a, b) => a + b.samples.length, 0));
+      assert.deepEqual(m.threadList().map((t) => t.samples).reduce((a, n) => a + n, 0), m.totals.sampleCount);
+    }
+  }
 });
