@@ -142,6 +142,7 @@ class PythonProcessImpl final : public PythonProcess {
     model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
+    if (mode != Read::Paused && still_quiet(snap.time)) return snap;  // no thread to show
     std::optional<process::PausedProcess> pause;
     std::unordered_map<pid_t, bool> running;
     eval_groups_.clear();
@@ -173,7 +174,10 @@ class PythonProcessImpl final : public PythonProcess {
     if (!threads) return threads.error();
     if (auto s = find_tids(*threads, mode != Read::Paused && options_.skip_idle); !s)
       return s.error();
-    if (mode != Read::Paused) running = kernel_states(*threads);
+    if (mode != Read::Paused) {
+      running = kernel_states(*threads);
+      note_quiet(*threads);
+    }
     // Where each walked thread's top frame pointer and that frame's code word were read, and
     // what they were.
     std::vector<Chunk>& tops = tops_;
@@ -217,6 +221,45 @@ class PythonProcessImpl final : public PythonProcess {
     std::uint64_t tid = 0;   // Linux TID; 0 if unknown
   };
 
+  // A process whose every thread sleeps, with the GIL free (most debugged programs, most of the
+  // time): until one of its threads is due to be asked of the kernel again, a sample reads only
+  // whether the GIL is still free. No thread runs Python, starts or ends without taking it.
+  struct Quiet {
+    bool valid = false;
+    std::vector<Chunk> gil_words;                    // where each GIL's "held" word is
+    std::vector<std::pair<pid_t, Address>> threads;  // TID and thread state of each sleeper
+  };
+
+  // After a full read: whether the process is quiet, and what tells that it still is.
+  void note_quiet(const std::vector<FoundThread>& threads) {
+    quiet_.valid = options_.skip_idle && !native_ && !threads.empty() && !gil_words_.empty();
+    quiet_.threads.clear();
+    for (const auto& t : threads) {
+      const auto tid = static_cast<pid_t>(t.tid);
+      quiet_.valid =
+          quiet_.valid && tid > 0 && t.gil_holder == 0 && sleepers_.asleep(tid, t.raw.tstate, 0);
+      quiet_.threads.emplace_back(tid, t.raw.tstate);
+    }
+    quiet_.gil_words = gil_words_;
+  }
+
+  // Whether the process is still quiet at `now` (see Quiet): one read of its GIL words.
+  bool still_quiet(std::chrono::steady_clock::time_point now) {
+    if (!quiet_.valid) return false;
+    quiet_.valid = false;  // until shown again
+    sleepers_.begin(now);
+    for (const auto& [tid, tstate] : quiet_.threads)
+      if (!sleepers_.asleep(tid, tstate, 0)) return false;
+    std::vector<std::uint64_t> words(quiet_.gil_words.size(), 0);
+    std::vector<Chunk> chunks = quiet_.gil_words;
+    for (std::size_t i = 0; i < chunks.size(); ++i) chunks[i].out = &words[i];
+    if (!memory_.read_many(chunks)) return false;
+    if (std::any_of(words.begin(), words.end(), [](std::uint64_t w) { return w != 0; }))
+      return false;
+    quiet_.valid = true;
+    return true;
+  }
+
   // The kernel's view of each thread, unpaused, asked only about threads not still asleep.
   std::unordered_map<pid_t, bool> kernel_states(const std::vector<FoundThread>& threads) {
     std::vector<python::Sleepers::Thread> seen;
@@ -239,6 +282,9 @@ class PythonProcessImpl final : public PythonProcess {
       chunks.push_back({interp_.runtime + layout_.runtime_tstate_current, &runtime_holder, 8});
     }
     if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
+    gil_words_.clear();
+    if (layout_.runtime_tstate_current != python::kAbsent)
+      gil_words_.push_back({interp_.runtime + layout_.runtime_tstate_current, nullptr, 8});
     std::vector<FoundThread> found;
     std::unordered_set<Address> seen;
     for (Address interp = head; interp != 0;) {
@@ -248,6 +294,7 @@ class PythonProcessImpl final : public PythonProcess {
       InterpreterWords words;
       if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
+      if (words.gil != 0) gil_words_.push_back({words.gil + layout_.gil_locked, nullptr, 4});
       const auto asleep = [&](const python::RawThread& t) {
         return sleepers_.asleep(static_cast<pid_t>(t.native_thread_id), t.tstate, words.gil_holder);
       };
@@ -412,6 +459,8 @@ class PythonProcessImpl final : public PythonProcess {
   // The top-frame checks of the sample in progress (see take()), kept for the next sample.
   std::vector<Chunk> tops_;
   std::vector<Address> expected_tops_, tops_now_;
+  std::vector<Chunk> gil_words_;  // of the last full read, see Quiet
+  Quiet quiet_;
 };
 
 }  // namespace

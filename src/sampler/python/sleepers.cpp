@@ -17,11 +17,21 @@ bool Sleepers::asleep(pid_t tid, Address tstate, Address gil_holder,
 std::unordered_map<pid_t, bool> Sleepers::states(const std::vector<Thread>& threads) {
   std::unordered_map<pid_t, bool> result;
   std::vector<pid_t> tids;
+  // When one sleeper is asked again, so is every other past half its time: the sleepers of a
+  // program come due together, which leaves whole spans in which all of them are known asleep
+  // (what a quiet program's cheap samples need), at the same number of questions.
+  bool asking = false;
+  for (const auto& t : threads)
+    asking =
+        asking || (t.tid > 0 && t.top_frame && !asleep(t.tid, t.tstate, t.gil_holder, t.top_frame));
   for (const auto& t : threads) {
     if (t.tid <= 0) continue;
     tids.push_back(t.tid);
+    const auto memo = memo_.find(t.tid);
+    const bool half_due = memo != memo_.end() && now_ - memo->second.checked >= kRecheck / 2;
     // A top frame left unread was so because the thread was asleep at this same instant.
-    if (!t.top_frame || asleep(t.tid, t.tstate, t.gil_holder, t.top_frame)) {
+    if (!t.top_frame ||
+        (asleep(t.tid, t.tstate, t.gil_holder, t.top_frame) && !(asking && half_due))) {
       result.emplace(t.tid, false);
       continue;
     }

@@ -9,11 +9,16 @@
 //                                             path's default); --count then also prints the
 //                                             last snapshot's thread count and the read plan's
 //                                             regions
+//   --until-thread NAME                       samples until a snapshot shows thread NAME with
+//                                             frames (10 s at most); prints {"found", "ms",
+//                                             "snapshots", "seen_before"}
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <ctime>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "formats/snapshot_json.hpp"
 #include "sampler/sampler.hpp"
@@ -69,7 +74,9 @@ int main(int argc, char** argv) {
   bool time = false;
   bool native = false;
   bool skip_idle = false;
+  std::string until_thread;
   app.add_option("pid", pid)->required();
+  app.add_option("--until-thread", until_thread);
   app.add_option("--count", count);
   app.add_option("--wait-ms", wait_ms);
   app.add_flag("--nonblocking", nonblocking);
@@ -91,6 +98,34 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto& p = **process;
+  if (!until_thread.empty()) {
+    // Every thread shown before NAME (there should be none while the program sleeps).
+    std::set<std::string> seen_before;
+    const auto start = std::chrono::steady_clock::now();
+    int snapshots = 0;
+    bool found = false;
+    while (!found && std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+      auto snap = p.snapshot();
+      ++snapshots;
+      if (!snap) continue;
+      for (const auto& t : snap->threads) {
+        if (t.frames.empty()) continue;
+        if (t.info.name == until_thread)
+          found = true;
+        else
+          seen_before.insert(t.info.name);
+      }
+    }
+    const auto ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start);
+    std::cout << Json{{"found", found},
+                      {"ms", ms.count()},
+                      {"snapshots", snapshots},
+                      {"seen_before", seen_before}}
+                     .dump()
+              << "\n";
+    return found ? 0 : 1;
+  }
   if (count == 0 && !until_exit) {
     const double start = cpu_us();
     auto snap = p.snapshot();

@@ -123,19 +123,37 @@ def test_many_threads(tool, interp):
 
 @by_interp
 def test_sleeping_threads_are_left_unread(tool, interp):
-    """With idle threads skipped (the live path's default), 60 sleeping threads are left out of
-    the snapshots, and what a sample fetches is at most their thread states: not each sleeper's
-    top frame, which 3.11 and 3.12 reach through a pointer into the thread's own C stack (a region
-    of its own per thread, most of what a sleeping thread would cost)."""
-    with Target(interp, "many_threads.py", 60) as target:
+    """With idle threads skipped (the live path's default), 60 sleeping threads beside a busy
+    one are left out of the snapshots, and what a sample fetches is at most their thread states:
+    not each sleeper's top frame, which 3.11 and 3.12 reach through a pointer into the thread's
+    own C stack, nor (3.8-3.10) its TID in its pthread (each a region of its own per thread)."""
+    with Target(interp, "many_threads.py", 60, 0) as target:
         target.ready()
         result = snapshot(tool, target.proc.pid, "--count", "10", "--skip-idle")
         assert result["ok"] == 10, result
-        assert result["last_threads"] == 0, result
-        # 61 thread states, one region each where the allocator scattered them, and a few of the
-        # runtime and interpreter (64 here on every version); reading each sleeper's top frame
-        # or TID too would double it.
-        assert result["plan_regions"] <= 61 + 8, result
+        assert result["last_threads"] == 1, result  # the spinning main thread
+        # 61 thread states, one region each where the allocator scattered them, a few of the
+        # runtime and interpreter, and the busy thread's frames and code (64 to 67 here);
+        # reading each sleeper's top frame or TID too would double it.
+        assert result["plan_regions"] <= 61 + 12, result
+
+
+@by_interp
+def test_a_sleeping_program_is_seen_waking(tool, interp):
+    """A program whose every thread sleeps is sampled by reading its GIL alone (see Quiet in
+    python_process.cpp); its main thread waking to run Python must still be seen at once, and
+    nothing before it."""
+    with Target(interp, "many_threads.py", 20, 0.5) as target:
+        target.ready()
+        out = subprocess.run([tool, str(target.proc.pid), "--skip-idle", "--until-thread",
+                              "MainThread"], capture_output=True, text=True, timeout=60)
+        result = json.loads(out.stdout)
+        assert result["found"], result
+        # The fixture's reporter thread may still be ending when sampling starts.
+        assert set(result["seen_before"]) <= {"reporter"}, result
+        # Woken 0.5 s after its report (read before the tool started): seen within 0.1 s of
+        # waking, whatever the machine's load, would be under 0.6 s.
+        assert result["ms"] < 600 + 400, result
 
 
 @by_interp
