@@ -17,10 +17,12 @@
 #include "sampler/python/layout.hpp"
 #include "sampler/python/objects.hpp"
 #include "support/address_space.hpp"
+#include "support/layout_fixture.hpp"
 
 namespace dapprof::sampler::python {
 namespace {
 
+using fake::put;
 using process::ProcessMemory;
 
 // `def f(n):\n    total = n\n    return total\n` as CPython 3.11 compiles it: five code units
@@ -74,13 +76,6 @@ class FakeProgram {
   }
 
  private:
-  template <typename T>
-  static void put(std::vector<std::byte>& bytes, std::uint64_t offset, T value) {
-    if (offset == kAbsent) return;
-    ASSERT_LE(offset + sizeof value, bytes.size());
-    std::memcpy(bytes.data() + offset, &value, sizeof value);
-  }
-
   std::vector<std::byte> ascii(const std::string& text) const {
     std::vector<std::byte> bytes(l_.unicode_compact_size + text.size() + 1);
     put(bytes, l_.unicode_length, static_cast<std::int64_t>(text.size()));
@@ -95,15 +90,7 @@ class FakeProgram {
   fake::AddressSpace space_;
 };
 
-class StackWalkTorn : public testing::TestWithParam<int> {
- protected:
-  void SetUp() override {
-    auto l = layout_for(3, GetParam());
-    ASSERT_TRUE(l) << l.error().message;
-    layout_ = *l;
-  }
-  Layout layout_;
-};
+class StackWalkTorn : public fake::LayoutTest {};
 
 TEST_P(StackWalkTorn, AnInstructionInsideTheCodeGivesItsLine) {
   FakeProgram program(layout_);

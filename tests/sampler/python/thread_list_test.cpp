@@ -14,10 +14,12 @@
 #include "sampler/python/objects.hpp"
 #include "sampler/python/stack_walk.hpp"
 #include "support/address_space.hpp"
+#include "support/layout_fixture.hpp"
 
 namespace dapprof::sampler::python {
 namespace {
 
+using fake::put;
 using process::ProcessMemory;
 
 constexpr Address kInterp = 0x1000;
@@ -62,26 +64,14 @@ class FakeThreads {
   }
 
  private:
-  template <typename T>
-  static void put(std::vector<std::byte>& bytes, std::uint64_t offset, T value) {
-    if (offset == kAbsent) return;
-    ASSERT_LE(offset + sizeof value, bytes.size());
-    std::memcpy(bytes.data() + offset, &value, sizeof value);
-  }
   const Layout& l_;
   std::vector<std::vector<std::byte>> tstates_, cframes_;
   fake::AddressSpace space_;
 };
 
-class ThreadList : public testing::TestWithParam<int> {
+class ThreadList : public fake::LayoutTest {
  protected:
-  void SetUp() override {
-    auto l = layout_for(3, GetParam());
-    ASSERT_TRUE(l) << l.error().message;
-    layout_ = *l;
-  }
   bool through_cframe() const { return layout_.tstate_cframe != kAbsent; }
-  Layout layout_;
 };
 
 TEST_P(ThreadList, EveryThreadWithItsTopFrame) {
