@@ -232,7 +232,7 @@ class PythonProcessImpl final : public PythonProcess {
 
   // After a full read: whether the process is quiet, and what tells that it still is.
   void note_quiet(const std::vector<FoundThread>& threads) {
-    quiet_.valid = options_.skip_idle && !native_ && !threads.empty() && !gil_words_.empty();
+    quiet_.valid = options_.skip_idle && !native_ && !threads.empty() && !quiet_.gil_words.empty();
     quiet_.threads.clear();
     for (const auto& t : threads) {
       const auto tid = static_cast<pid_t>(t.tid);
@@ -240,7 +240,6 @@ class PythonProcessImpl final : public PythonProcess {
           quiet_.valid && tid > 0 && t.gil_holder == 0 && sleepers_.asleep(tid, t.raw.tstate, 0);
       quiet_.threads.emplace_back(tid, t.raw.tstate);
     }
-    quiet_.gil_words = gil_words_;
   }
 
   // Whether the process is still quiet at `now` (see Quiet): one read of its GIL words.
@@ -282,9 +281,11 @@ class PythonProcessImpl final : public PythonProcess {
       chunks.push_back({interp_.runtime + layout_.runtime_tstate_current, &runtime_holder, 8});
     }
     if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
-    gil_words_.clear();
+    // Where each GIL's "held" word is, for the quiet samples that may follow (see Quiet).
+    quiet_.valid = false;  // until note_quiet() has seen this read through
+    quiet_.gil_words.clear();
     if (layout_.runtime_tstate_current != python::kAbsent)
-      gil_words_.push_back({interp_.runtime + layout_.runtime_tstate_current, nullptr, 8});
+      quiet_.gil_words.push_back({interp_.runtime + layout_.runtime_tstate_current, nullptr, 8});
     std::vector<FoundThread> found;
     std::unordered_set<Address> seen;
     for (Address interp = head; interp != 0;) {
@@ -294,7 +295,7 @@ class PythonProcessImpl final : public PythonProcess {
       InterpreterWords words;
       if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
-      if (words.gil != 0) gil_words_.push_back({words.gil + layout_.gil_locked, nullptr, 4});
+      if (words.gil != 0) quiet_.gil_words.push_back({words.gil + layout_.gil_locked, nullptr, 4});
       const auto asleep = [&](const python::RawThread& t) {
         return sleepers_.asleep(static_cast<pid_t>(t.native_thread_id), t.tstate, words.gil_holder);
       };
@@ -459,7 +460,6 @@ class PythonProcessImpl final : public PythonProcess {
   // The top-frame checks of the sample in progress (see take()), kept for the next sample.
   std::vector<Chunk> tops_;
   std::vector<Address> expected_tops_, tops_now_;
-  std::vector<Chunk> gil_words_;  // of the last full read, see Quiet
   Quiet quiet_;
 };
 

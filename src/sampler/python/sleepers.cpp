@@ -20,18 +20,21 @@ std::unordered_map<pid_t, bool> Sleepers::states(const std::vector<Thread>& thre
   // When one sleeper is asked again, so is every other past half its time: the sleepers of a
   // program come due together, which leaves whole spans in which all of them are known asleep
   // (what a quiet program's cheap samples need), at the same number of questions.
+  std::vector<char> known_asleep(threads.size());
   bool asking = false;
-  for (const auto& t : threads)
-    asking =
-        asking || (t.tid > 0 && t.top_frame && !asleep(t.tid, t.tstate, t.gil_holder, t.top_frame));
-  for (const auto& t : threads) {
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    const auto& t = threads[i];
+    // A top frame left unread was so because the thread was asleep at this same instant.
+    known_asleep[i] = !t.top_frame || asleep(t.tid, t.tstate, t.gil_holder, t.top_frame);
+    asking = asking || (t.tid > 0 && !known_asleep[i]);
+  }
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    const auto& t = threads[i];
     if (t.tid <= 0) continue;
     tids.push_back(t.tid);
     const auto memo = memo_.find(t.tid);
     const bool half_due = memo != memo_.end() && now_ - memo->second.checked >= kRecheck / 2;
-    // A top frame left unread was so because the thread was asleep at this same instant.
-    if (!t.top_frame ||
-        (asleep(t.tid, t.tstate, t.gil_holder, t.top_frame) && !(asking && half_due))) {
+    if (!t.top_frame || (known_asleep[i] && !(asking && half_due))) {
       result.emplace(t.tid, false);
       continue;
     }
