@@ -3,6 +3,8 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config git
+  # scripts/test.sh keeps a compiler cache beside the Debian unstable root's.
+  ccache
   libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev
   libunwind-dev libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-dev python3-debugpy python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <string_view>
 
@@ -98,12 +99,13 @@ std::string_view string_in(std::span<const std::byte> section, std::uint64_t off
   return {begin, strnlen(begin, section.size() - offset)};
 }
 
+// Lexically normal: a build that names its sources relative to its build directory (a compiler
+// cache does) records `build/sub/../../src/x.c`, which a reader wants as `src/x.c`. A `..` after
+// a symbolic link is taken as the directory above the link, as the build that wrote it did.
 std::string join(std::string_view dir, std::string_view name) {
-  if (name.starts_with('/') || dir.empty()) return std::string(name);
-  std::string out(dir);
-  if (!out.ends_with('/')) out += '/';
-  out += name;
-  return out;
+  if (name.starts_with('/') || dir.empty())
+    return std::filesystem::path(name).lexically_normal().string();
+  return (std::filesystem::path(dir) / name).lexically_normal().string();
 }
 
 }  // namespace

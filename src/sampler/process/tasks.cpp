@@ -135,4 +135,15 @@ std::string process_name(pid_t pid) {
   return comm;
 }
 
+Result<std::vector<pid_t>> TaskList::get(bool stale) {
+  const auto now = Clock::now();
+  if (stale || !listed_ || now - *listed_ > kMaxAge) {
+    auto tids = list_threads(pid_);
+    if (!tids) return tids.error();
+    tids_ = std::move(*tids);
+    listed_ = now;
+  }
+  return tids_;
+}
+
 }  // namespace dapprof::sampler::process

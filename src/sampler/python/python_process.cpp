@@ -19,9 +19,11 @@
 #include "sampler/process/tasks.hpp"
 #include "sampler/python/activity.hpp"
 #include "sampler/python/discovery.hpp"
+#include "sampler/python/interpreter_words.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/locals.hpp"
 #include "sampler/python/pthread_tids.hpp"
+#include "sampler/python/quiet.hpp"
 #include "sampler/python/sleepers.hpp"
 #include "sampler/python/stack_walk.hpp"
 #include "sampler/python/thread_names.hpp"
@@ -38,10 +40,11 @@ constexpr int kMaxInterpreters = 64;
 constexpr int kUnpausedAttempts = 2;
 // ... and how many may read past the fetch (the first sample, a stack that grew) before one does.
 constexpr int kRefetches = 2;
-// How old the list of the process's TIDs may get before it is listed again, and how soon a
-// missing TID may have it listed again.
-constexpr auto kTaskListAge = std::chrono::milliseconds(100);
-constexpr auto kTaskListMinAge = std::chrono::milliseconds(2);
+// How many callers of a thread's top frame have their instruction read again (see
+// StackWalker::add_checks): a stack that changed deeper down yet left the top frames' addresses,
+// code and lines as they were would have had all of them return and be called again identically
+// within the microseconds of one sample.
+constexpr std::size_t kCheckedCallers = 8;
 
 class PythonProcessImpl final : public PythonProcess {
  public:
@@ -100,19 +103,6 @@ class PythonProcessImpl final : public PythonProcess {
     return Error{fmt::format("process {} exited", pid_), ErrorCode::ProcessExited};
   }
 
-  // The process's TIDs from /proc/PID/task, listed again only when older than kTaskListAge or
-  // when `stale` (a thread was not found in it): listing costs five system calls.
-  Result<std::vector<pid_t>> task_list(bool stale) {
-    const auto now = std::chrono::steady_clock::now();
-    if (stale || !tasks_listed_ || now - *tasks_listed_ > kTaskListAge) {
-      auto tids = process::list_threads(pid_);
-      if (!tids) return tids.error();
-      tasks_ = std::move(*tids);
-      tasks_listed_ = now;
-    }
-    return tasks_;
-  }
-
   // See AttachOptions::nonblocking.
   Result<model::Snapshot> consistent_snapshot() {
     if (options_.nonblocking) return take(Read::Unpaused);
@@ -142,14 +132,15 @@ class PythonProcessImpl final : public PythonProcess {
     model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
-    if (mode != Read::Paused && still_quiet(snap.time)) return snap;  // no thread to show
+    if (mode != Read::Paused && quiet_.still(snap.time, sleepers_, memory_))
+      return snap;  // no thread to show
     std::optional<process::PausedProcess> pause;
     std::unordered_map<pid_t, bool> running;
     eval_groups_.clear();
     eval_entries_.clear();
     if (mode == Read::Paused) {
       // The kernel's view of each thread, before pausing (a paused thread shows as stopped).
-      auto tids = task_list(false);
+      auto tids = tasks_.get(false);
       if (!tids) return tids.error();
       running = sleepers_.ask_all(*tids);
       std::vector<pid_t> active;
@@ -190,8 +181,7 @@ class PythonProcessImpl final : public PythonProcess {
       if (*kept && !snap.threads.back().frames.empty() && t.raw.top_word) {
         tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
         expected.push_back(t.raw.top_frame);
-        tops.push_back({t.raw.top_frame + layout_.frame_code, nullptr, sizeof(Address)});
-        expected.push_back(walker_.last_top_code());
+        walker_.add_checks(tops, expected, kCheckedCallers);
       }
     }
     // Bytes read after the fetch are of a later instant than those it served: a stack that
@@ -221,42 +211,13 @@ class PythonProcessImpl final : public PythonProcess {
     std::uint64_t tid = 0;   // Linux TID; 0 if unknown
   };
 
-  // A process whose every thread sleeps, with the GIL free (most debugged programs, most of the
-  // time): until one of its threads is due to be asked of the kernel again, a sample reads only
-  // whether the GIL is still free. No thread runs Python, starts or ends without taking it.
-  struct Quiet {
-    bool valid = false;
-    std::vector<Chunk> gil_words;                    // where each GIL's "held" word is
-    std::vector<std::pair<pid_t, Address>> threads;  // TID and thread state of each sleeper
-  };
-
-  // After a full read: whether the process is quiet, and what tells that it still is.
+  // After a full read: whether the process is quiet (see Quiet).
   void note_quiet(const std::vector<FoundThread>& threads) {
-    quiet_.valid = options_.skip_idle && !native_ && !threads.empty() && !quiet_.gil_words.empty();
-    quiet_.threads.clear();
-    for (const auto& t : threads) {
-      const auto tid = static_cast<pid_t>(t.tid);
-      quiet_.valid =
-          quiet_.valid && tid > 0 && t.gil_holder == 0 && sleepers_.asleep(tid, t.raw.tstate, 0);
-      quiet_.threads.emplace_back(tid, t.raw.tstate);
-    }
-  }
-
-  // Whether the process is still quiet at `now` (see Quiet): one read of its GIL words.
-  bool still_quiet(std::chrono::steady_clock::time_point now) {
-    if (!quiet_.valid) return false;
-    quiet_.valid = false;  // until shown again
-    sleepers_.begin(now);
-    for (const auto& [tid, tstate] : quiet_.threads)
-      if (!sleepers_.asleep(tid, tstate, 0)) return false;
-    std::vector<std::uint64_t> words(quiet_.gil_words.size(), 0);
-    std::vector<Chunk> chunks = quiet_.gil_words;
-    for (std::size_t i = 0; i < chunks.size(); ++i) chunks[i].out = &words[i];
-    if (!memory_.read_many(chunks)) return false;
-    if (std::any_of(words.begin(), words.end(), [](std::uint64_t w) { return w != 0; }))
-      return false;
-    quiet_.valid = true;
-    return true;
+    std::vector<python::Quiet::Thread>& seen = quiet_seen_;
+    seen.clear();
+    for (const auto& t : threads)
+      seen.push_back({static_cast<pid_t>(t.tid), t.raw.tstate, t.gil_holder});
+    quiet_.seen(options_.skip_idle && !native_, seen, sleepers_);
   }
 
   // The kernel's view of each thread, unpaused, asked only about threads not still asleep.
@@ -282,20 +243,20 @@ class PythonProcessImpl final : public PythonProcess {
     }
     if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
     // Where each GIL's "held" word is, for the quiet samples that may follow (see Quiet).
-    quiet_.valid = false;  // until note_quiet() has seen this read through
-    quiet_.gil_words.clear();
+    quiet_.begin_read();
     if (layout_.runtime_tstate_current != python::kAbsent)
-      quiet_.gil_words.push_back({interp_.runtime + layout_.runtime_tstate_current, nullptr, 8});
+      quiet_.add_gil_word(interp_.runtime + layout_.runtime_tstate_current, 8);
     std::vector<FoundThread> found;
     std::unordered_set<Address> seen;
     for (Address interp = head; interp != 0;) {
       if (seen.size() >= kMaxInterpreters || !seen.insert(interp).second) {
         return Error{"interpreter list cycle", ErrorCode::TornRead};
       }
-      InterpreterWords words;
-      if (auto s = read_words(interp, words); !s) return python::as_torn(s.error());
+      python::InterpreterWords words;
+      if (auto s = python::read_interpreter_words(memory_, layout_, interp, words); !s)
+        return python::as_torn(s.error());
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
-      if (words.gil != 0) quiet_.gil_words.push_back({words.gil + layout_.gil_locked, nullptr, 4});
+      if (words.gil != 0) quiet_.add_gil_word(words.gil + layout_.gil_locked, 4);
       const auto asleep = [&](const python::RawThread& t) {
         return sleepers_.asleep(static_cast<pid_t>(t.native_thread_id), t.tstate, words.gil_holder);
       };
@@ -336,12 +297,12 @@ class PythonProcessImpl final : public PythonProcess {
     }
     for (bool stale : {false, true}) {
       if (ids.empty()) break;
-      auto known = task_list(stale);
+      auto known = tasks_.get(stale);
       if (!known) return known.error();
       const auto tids = tid_finder_.tids(memory_, ids, *known);
       for (std::size_t i = 0; i < unknown.size(); ++i) unknown[i]->tid = tids[i];
       if (std::find(tids.begin(), tids.end(), 0) == tids.end()) break;
-      if (std::chrono::steady_clock::now() - *tasks_listed_ < kTaskListMinAge) break;
+      if (tasks_.fresh()) break;
     }
     for (const auto* t : unknown)
       if (t->tid) found.emplace(t->raw.thread_id, t->tid);
@@ -367,33 +328,6 @@ class PythonProcessImpl final : public PythonProcess {
       t.frames = native_->merge(static_cast<pid_t>(t.info.os_thread_id), std::move(t.frames),
                                 eval_groups_[i], eval_entries_[i]);
     }
-  }
-
-  struct InterpreterWords {
-    Address threads_head = 0;
-    Address next = 0;
-    Address gil = 0;
-    Address gil_holder = 0;  // 0 if the GIL is not held
-  };
-
-  Status read_words(Address interp, InterpreterWords& w) const {
-    std::vector<Chunk> chunks{{interp + layout_.interp_threads_head, &w.threads_head, 8},
-                              {interp + layout_.interp_next, &w.next, 8}};
-    if (layout_.interp_ceval_gil != python::kAbsent) {
-      chunks.push_back({interp + layout_.interp_ceval_gil, &w.gil, 8});
-    }
-    if (auto s = memory_.read_many(chunks); !s) return s;
-    if (w.gil == 0) return Ok{};
-    // 3.12+: the GIL's `locked` flag and `last_holder`, in one read of that part of the struct.
-    const std::uint64_t lo = std::min(layout_.gil_locked, layout_.gil_last_holder);
-    const std::uint64_t hi = std::max(layout_.gil_locked, layout_.gil_last_holder) + 8;
-    std::array<std::byte, 64> buf{};
-    if (hi - lo > buf.size()) return Error{"GIL layout out of range", ErrorCode::TornRead};
-    if (auto s = memory_.read(w.gil + lo, buf.data(), hi - lo); !s) return s;
-    int locked = 0;
-    std::memcpy(&locked, buf.data() + (layout_.gil_locked - lo), sizeof locked);
-    if (locked) std::memcpy(&w.gil_holder, buf.data() + (layout_.gil_last_holder - lo), 8);
-    return Ok{};
   }
 
   // Adds the thread's stack to the snapshot; false if it was left out: an idle thread when idle
@@ -450,8 +384,7 @@ class PythonProcessImpl final : public PythonProcess {
   python::PthreadTids tid_finder_;
   mutable bool exited_ = false;
   python::Sleepers sleepers_{pid_};
-  std::vector<pid_t> tasks_;  // see task_list()
-  std::optional<std::chrono::steady_clock::time_point> tasks_listed_;
+  process::TaskList tasks_{pid_};
   std::unique_ptr<native::NativeStacks> native_;         // null unless options.native
   std::vector<std::vector<std::uint32_t>> eval_groups_;  // per thread of the snapshot in progress
   std::vector<std::vector<Address>> eval_entries_;       // per thread, as eval_groups_
@@ -460,7 +393,8 @@ class PythonProcessImpl final : public PythonProcess {
   // The top-frame checks of the sample in progress (see take()), kept for the next sample.
   std::vector<Chunk> tops_;
   std::vector<Address> expected_tops_, tops_now_;
-  Quiet quiet_;
+  python::Quiet quiet_;
+  std::vector<python::Quiet::Thread> quiet_seen_;  // scratch of note_quiet()
 };
 
 }  // namespace

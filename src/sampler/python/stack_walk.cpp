@@ -173,6 +173,27 @@ Status StackWalker::chain(Address top_frame) {
   return Ok{};
 }
 
+void StackWalker::add_checks(std::vector<process::ProcessMemory::Chunk>& where,
+                             std::vector<Address>& expected, std::size_t callers) const {
+  if (raw_.empty()) return;
+  const Layout& l = objects_.layout();
+  where.push_back({raw_.front().address + l.frame_code, nullptr, sizeof(Address)});
+  expected.push_back(last_top_code_);
+  const bool new_frames = l.at_least(3, 11);
+  for (std::size_t i = 1; i < raw_.size() && i <= callers; ++i) {
+    const RawFrame& rf = raw_[i];
+    if (rf.shim) continue;
+    if (new_frames) {
+      where.push_back({rf.address + l.frame_instr, nullptr, sizeof(Address)});
+      expected.push_back(rf.instr);
+    } else {
+      // An int: read into the low half of a zeroed word.
+      where.push_back({rf.address + l.frame_lasti, nullptr, sizeof(int)});
+      expected.push_back(static_cast<std::uint32_t>(rf.lasti));
+    }
+  }
+}
+
 Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
                                                     std::vector<std::uint32_t>* eval_groups,
                                                     std::vector<Address>* eval_entries,

@@ -65,9 +65,14 @@ class StackWalker {
                                          std::vector<std::uint32_t>* eval_groups = nullptr,
                                          std::vector<Address>* eval_entries = nullptr,
                                          std::vector<FrameAt>* where = nullptr);
-  // The code word of the last walk's top frame, as read (to tell, re-reading it, a frame popped
-  // and another pushed at the same address from the frame that was walked).
-  Address last_top_code() const { return last_top_code_; }
+  // Where to read again, and what must be found there, for the last walk's stack to be the one
+  // still there beneath its top frame: the top frame's code word (a frame popped and another
+  // pushed at the same address is not the frame walked) and the instruction words of up to
+  // `callers` frames under it. A caller's instruction moves only once its callee has returned;
+  // the fetch copies callers before callees, so a callee popped and called again from a caller
+  // that moved on in between would pair the caller's old line with a new call.
+  void add_checks(std::vector<process::ProcessMemory::Chunk>& where, std::vector<Address>& expected,
+                  std::size_t callers) const;
 
  private:
   struct RawFrame {
