@@ -85,6 +85,8 @@ export class LineHeat implements vscode.Disposable {
 
   /** A run to show: its batches so far (none when it starts); undefined for none. */
   load(bodies: readonly ProfilingDataBody[] | undefined): void {
+    // Another run may have another working directory for its relative paths.
+    this.paths.clear();
     this.model = bodies === undefined ? undefined : new ProfileModel();
     for (const b of bodies ?? []) this.model!.addBatch(b);
     // The page starts every run on all threads.

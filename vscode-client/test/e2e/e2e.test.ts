@@ -364,7 +364,7 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     // end-of-line annotations (text, or a pseudo-element's content), redrawn a few times a second.
     const heat = async () =>
       editor.evaluate((root) => {
-        const marks = [...root.querySelectorAll('.margin-view-overlays div')].filter((e) => /heat-\d-(dark|light)\.svg/.test(getComputedStyle(e).backgroundImage)).length;
+        const marks = [...root.querySelectorAll('.margin div')].filter((e) => /heat-\d-(dark|light)\.svg/.test(getComputedStyle(e).backgroundImage)).length;
         const texts: string[] = [];
         for (const e of root.querySelectorAll('.view-lines span')) {
           const after = getComputedStyle(e, '::after').content;
