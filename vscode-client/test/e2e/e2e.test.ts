@@ -389,6 +389,9 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     assert.ok((await lenses.count()) >= 3, 'a CodeLens per sampled function');
     assert.match((await topLens()).text, /\d+\.\d% own · \d+\.\d% total/);
     await screenshot('line-heat-codelens');
+    // The panel is still zoomed into fibonacci from the step before: zoom out first.
+    await flame!.frame.locator('#reset').click();
+    await flame!.frame.waitForFunction(() => (window as any).__dapprof.graph.zoomPath.length === 0);
     // The lens is redrawn as data arrives: click where it is until the panel has zoomed into
     // fibonacci and given it the focus.
     const revealed = () =>
