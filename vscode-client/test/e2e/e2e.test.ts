@@ -357,7 +357,8 @@ test('hovering a node shows function and file:line; its open-source link opens t
 test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals its function in the flame graph', async (t) => {
   await step(t, 'line-heat', async () => {
     // The editor of app.py (the open-source link left it active), scrolled to the top.
-    const editor = page.locator('.editor-group-container.active .monaco-editor').first();
+    // (Its group stays put when the panel beside it takes the focus.)
+    const editor = page.locator('.editor-group-container').filter({ has: page.locator('.tab.active[data-resource-name="app.py"]') }).locator('.monaco-editor').first();
     await page.locator('.editor-group-container.active .monaco-editor textarea').focus();
     await page.keyboard.press('Control+Home');
     // The gutter marks (VS Code draws them as the decoration's background image) and the
