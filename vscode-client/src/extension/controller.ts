@@ -2,17 +2,19 @@
 // `initialize` with supportsProfiling), the start and stop requests, the profilingData stream
 // (forwarded to the flame graph panel and kept raw for a panel opened later), and the commands.
 // The status bar and context keys are in status.ts, export in export.ts, the stop summary in
-// summary.ts.
+// summary.ts, the shown run's heat in the editor in line-heat.ts.
 
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody, ProfilingSummary, StartProfilingResponseBody, StopProfilingArguments } from '../model/protocol';
 import type { StoppedInfo } from '../webview/messages';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
+import { LineHeat, RevealTarget } from './line-heat';
 import { FlameGraphPanel } from './panel';
 import { RunStream } from './run-stream';
 import { errorMessage, localSummary, newSessionProfile, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
-import { openSource } from './source';
+import { openSource, sessionCwd } from './source';
+import { SourcePaths } from './source-paths';
 import { StatusView } from './status';
 import { summaryText, SummaryLog, topFunctionText } from './summary';
 
@@ -45,16 +47,24 @@ export class ProfilingController implements vscode.Disposable {
    * export and the stop summary follow it, so that they hold what the panel shows.
    */
   hideDebugger = true;
+  readonly lineHeat: LineHeat;
+  /** A reveal asked for while the panel was loading: sent once it has the run. */
+  private pendingReveal: RevealTarget | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extensionUri: vscode.Uri) {
     this.panel = new FlameGraphPanel(extensionUri, {
-      onReady: () => this.sendReplay(),
+      onReady: () => this.onPanelReady(),
       onOpenSource: (file, line) => void openSource(this.shown?.session, file, line),
-      onHideDebugger: (hide) => (this.hideDebugger = hide),
+      onHideDebugger: (hide) => {
+        this.hideDebugger = hide;
+        this.lineHeat.setView({ hideDebugger: hide });
+      },
+      onThread: (thread) => this.lineHeat.setView({ thread }),
     });
+    this.lineHeat = new LineHeat(extensionUri, new SourcePaths(() => sessionCwd(this.shown?.session)));
     const d = this.disposables;
-    d.push(this.status, this.summaries);
+    d.push(this.status, this.summaries, this.lineHeat);
     d.push(
       vscode.debug.registerDebugAdapterTrackerFactory('*', {
         // The tracker sees the adapter's messages before VS Code handles them, so a failed
@@ -78,6 +88,7 @@ export class ProfilingController implements vscode.Disposable {
       vscode.commands.registerCommand('dapprof.stopProfiling', (arg?: unknown) => this.stopProfiling(sessionFromArg(this.sessions, arg))),
       vscode.commands.registerCommand('dapprof.showFlameGraph', () => this.showFlameGraph()),
       vscode.commands.registerCommand('dapprof.exportProfile', (format?: unknown) => this.exportProfile(format)),
+      vscode.commands.registerCommand('dapprof.revealInFlameGraph', (target?: RevealTarget) => this.revealInFlameGraph(target)),
     );
     this.update();
   }
@@ -145,6 +156,7 @@ export class ProfilingController implements vscode.Disposable {
     st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate };
     if (resp?.warning) void vscode.window.showWarningMessage(`dapprof: ${resp.warning}`);
     this.shown = st;
+    this.lineHeat.load([]);
     if (settings.get<boolean>('openFlameGraph', true)) this.panel.show(true);
     this.panel.post({ type: 'run', run: st.run });
     this.update();
@@ -199,9 +211,30 @@ export class ProfilingController implements vscode.Disposable {
     // An open panel showing this run already has it (and its zoom, search...): only reveal it.
     if (target && target !== this.shown) {
       this.shown = target;
+      this.loadHeat();
       if (this.panel.isOpen) this.sendReplay();
     }
     this.panel.show(false);
+  }
+
+  /** Shows the panel on a function's (or a line's) node: zoomed into, with the focus. */
+  revealInFlameGraph(target: RevealTarget | undefined): void {
+    if (!target || typeof target.file !== 'string' || typeof target.function !== 'string' || !this.shown) return;
+    this.panel.show(false);
+    if (this.panel.isReady) this.panel.post({ type: 'reveal', ...target });
+    else this.pendingReveal = target;
+  }
+
+  private onPanelReady(): void {
+    this.sendReplay();
+    const target = this.pendingReveal;
+    this.pendingReveal = undefined;
+    if (target) this.panel.post({ type: 'reveal', ...target });
+  }
+
+  /** The editor's heat follows the shown run. */
+  private loadHeat(): void {
+    this.lineHeat.load(this.shown?.stream?.replay().bodies);
   }
 
   /** The active session's profile if it has one, else the shown one. */
@@ -245,7 +278,10 @@ export class ProfilingController implements vscode.Disposable {
     if (!st?.stream || !body || !Array.isArray(body.samples)) return;
     if (st.status === 'idle') return; // a late event of a finished run
     st.stream.add(body);
-    if (this.shown === st) this.panel.post({ type: 'data', body });
+    if (this.shown === st) {
+      this.panel.post({ type: 'data', body });
+      this.lineHeat.add(body);
+    }
     this.status.updateStatusBar(this.sessions.values());
   }
 
@@ -288,6 +324,7 @@ export class ProfilingController implements vscode.Disposable {
     const st = active ? this.sessions.get(active.id) : undefined;
     if (st?.stream && st !== this.shown) {
       this.shown = st;
+      this.loadHeat();
       this.sendReplay();
     }
     this.update();
@@ -300,6 +337,8 @@ export class ProfilingController implements vscode.Disposable {
       this.panel.post({ type: 'idle', message: 'Start profiling from the debug toolbar to see a live flame graph.' });
       return;
     }
+    // The page starts a replayed run on all threads.
+    this.lineHeat.setView({ thread: undefined });
     const finished = st.status === 'idle';
     this.panel.post({ type: 'replay', run: st.run, ...st.stream.replay(), stopped: finished ? st.stopped : undefined, error: st.error });
   }

@@ -42,6 +42,8 @@ export interface PanelHost {
   onOpenSource(file: string, line: number): void;
   /** The page's "Hide debugger" choice, on load and on each change. */
   onHideDebugger(hide: boolean): void;
+  /** The page's thread filter, on each change (undefined: all threads). */
+  onThread(thread: number | undefined): void;
 }
 
 export class FlameGraphPanel {
@@ -56,6 +58,11 @@ export class FlameGraphPanel {
 
   get isOpen(): boolean {
     return this.panel !== undefined;
+  }
+
+  /** Open, and its page loaded: a message posted now arrives. */
+  get isReady(): boolean {
+    return this.panel !== undefined && this.ready;
   }
 
   /** Opens the panel, or reveals it. */
@@ -83,6 +90,8 @@ export class FlameGraphPanel {
         this.host.onReady();
       } else if (m?.type === 'hideDebugger' && typeof m.hideDebugger === 'boolean') {
         this.host.onHideDebugger(m.hideDebugger);
+      } else if (m?.type === 'thread') {
+        this.host.onThread(typeof m.thread === 'number' ? m.thread : undefined);
       } else if (m?.type === 'openSource' && typeof m.file === 'string') {
         this.host.onOpenSource(m.file, Number(m.line) || 0);
       }

@@ -1,6 +1,6 @@
-// The profilingData stream of one run, kept raw by the extension host. The host does not
-// aggregate (the webview is the one place that does): it forwards each batch to the panel and
-// keeps the bodies, so that a panel opened late, or closed and re-opened, replays them through
+// The profilingData stream of one run, kept raw by the extension host. The stream itself is not
+// aggregated here (the panel aggregates what it shows, line-heat.ts the shown run for the
+// editor, both with src/model): the host forwards each batch to the panel and keeps the bodies, so that a panel opened late, or closed and re-opened, replays them through
 // the same code path as live data. Status bar figures come from the batches' own counts.
 
 import type { ProfilingDataBody } from '../model/protocol';

@@ -9,8 +9,8 @@ export async function openSource(session: vscode.DebugSession | undefined, file:
   const candidates: string[] = [];
   if (path.isAbsolute(file)) candidates.push(file);
   else {
-    const cwd = session?.configuration?.cwd;
-    if (typeof cwd === 'string' && cwd) candidates.push(path.resolve(cwd.replace('${workspaceFolder}', session?.workspaceFolder?.uri.fsPath ?? ''), file));
+    const cwd = sessionCwd(session);
+    if (cwd) candidates.push(path.resolve(cwd, file));
     for (const f of vscode.workspace.workspaceFolders ?? []) candidates.push(path.join(f.uri.fsPath, file));
   }
   for (const c of candidates) {
@@ -25,4 +25,10 @@ export async function openSource(session: vscode.DebugSession | undefined, file:
     return;
   }
   void vscode.window.showWarningMessage(`Cannot open ${file}: the file was not found${candidates.length ? '' : ' (a relative path, and no workspace folder is open)'}.`);
+}
+
+/** The working directory a session's configuration gives its program, if any. */
+export function sessionCwd(session: vscode.DebugSession | undefined): string | undefined {
+  const cwd = session?.configuration?.cwd;
+  return typeof cwd === 'string' && cwd ? cwd.replace('${workspaceFolder}', session?.workspaceFolder?.uri.fsPath ?? '') : undefined;
 }

@@ -49,7 +49,7 @@ export class StatusView implements vscode.Disposable {
     }
     const active = vscode.debug.activeDebugSession;
     const st = profiling.find((s) => s.session.id === active?.id) ?? profiling[0];
-    // The batches' own counts: the host does not aggregate.
+    // The batches' own counts, whether or not line heat aggregates the run.
     const t = st.stream?.totals ?? { sampleCount: 0, duration: 0, droppedSampleCount: 0 };
     const measured = t.duration > 0 ? (t.sampleCount * 1000) / t.duration : 0;
     this.statusBar.text = `$(flame) ${nf.format(t.sampleCount)} samples · ${st.run?.rate ?? '?'} Hz`;

@@ -1,6 +1,7 @@
 // The profile model: the frame map of a profiling run, and the call trees and per-function
 // statistics aggregated incrementally from profilingData batches. Plain TypeScript without DOM or
-// VS Code dependencies: the webview aggregates with it (the only place that does), node tests it.
+// VS Code dependencies: the webview aggregates with it, the extension host too for the editor's line
+// heat (extension/line-heat.ts), and node tests it.
 //
 // Cost: adding a batch costs a hash of each sample's frame IDs and a counter increment (stacks.ts);
 // the trees and counters are brought up to date when read, once per distinct stack of the samples

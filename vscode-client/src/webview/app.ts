@@ -10,6 +10,7 @@ import { Input } from './input';
 import type { FromWebview, RunInfo, StoppedInfo, ToWebview } from './messages';
 import { el } from './dom';
 import { Navigation } from './navigation';
+import { findReveal } from './reveal';
 import { loadPersisted, Persisted } from './persist';
 import { FrameScheduler } from './scheduler';
 import { SearchMatcher, showMatches } from './search';
@@ -156,6 +157,9 @@ export class App {
         this.state = 'error';
         this.errorMessage = msg.message;
         break;
+      case 'reveal':
+        this.reveal(msg);
+        return;
     }
     this.uiDirty = true;
     this.invalidate();
@@ -249,6 +253,17 @@ export class App {
     this.changed();
   }
 
+  /** Zooms into the node of a function or line of the editor, and gives it the focus. */
+  reveal(target: { file: string; function: string; line?: number }): void {
+    this.selectTree();
+    const node = findReveal(this.graph.tree, (n) => this.infoOf(n), target, this.groupBy === 'line');
+    if (!node) return;
+    this.zoomTo(node);
+    this.graph.focused = node;
+    this.render();
+    this.graphEl.focus();
+  }
+
   resetZoom(): void {
     this.graph.zoomPath = [];
     this.changed();
@@ -266,6 +281,7 @@ export class App {
     this.toolbar.showThread(thread);
     this.graph.hovered = null;
     this.graph.focused = null;
+    this.vscode.postMessage({ type: 'thread', thread: thread ?? null });
     this.changed();
   }
 

@@ -31,7 +31,9 @@ export type ToWebview =
    */
   | { type: 'replay'; run: RunInfo; bodies: ProfilingDataBody[]; omittedSamples: number; stopped?: StoppedInfo; error?: string }
   | { type: 'stopped'; stopped: StoppedInfo }
-  | { type: 'error'; message: string };
+  | { type: 'error'; message: string }
+  /** Zoom into and focus the node of a function (or of one of its lines) that has the most samples. */
+  | { type: 'reveal'; file: string; function: string; line?: number };
 
 /**
  * Webview -> extension. The page tells its "Hide debugger" choice when it loads and when it
@@ -40,4 +42,6 @@ export type ToWebview =
 export type FromWebview =
   | { type: 'ready'; hideDebugger: boolean }
   | { type: 'hideDebugger'; hideDebugger: boolean }
+  /** The thread filter changed (null: all threads), for the editor's line heat. */
+  | { type: 'thread'; thread: number | null }
   | { type: 'openSource'; file: string; line: number };

@@ -5,7 +5,9 @@
 // Steps, each depending on the one before: a breakpoint is set with F9; F5 starts the session
 // and the debug toolbar offers Start Profiling; clicking it fills the flame graph panel (checked
 // on the page's model and on pixels); hovering a node shows its function and file:line, and its
-// open-source link opens the file at that line; Stop Profiling shows the daemon's summary; Export
+// open-source link opens the file at that line; app.py shows each sampled line's share (gutter
+// marks, end-of-line text) and a CodeLens per sampled function, whose click reveals it in the
+// flame graph; Stop Profiling shows the daemon's summary; Export
 // Profile… has the daemon write a speedscope file and a .cpuprofile, saved through VS Code's save
 // dialog; settings dapprof refuses
 // give one error message with dapprof's reason; the program then reaches the breakpoint, which
@@ -349,6 +351,70 @@ test('hovering a node shows function and file:line; its open-source link opens t
     await page.waitForFunction((l) => document.getElementById('status.editor.selection')?.textContent?.startsWith(`Ln ${l},`), line);
     assert.notEqual(line, breakpointLine, 'the cursor moved from where F9 left it');
     await screenshot('open-source');
+  });
+});
+
+test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals its function in the flame graph', async (t) => {
+  await step(t, 'line-heat', async () => {
+    // The editor of app.py (the open-source link left it active), scrolled to the top.
+    // (Its group stays put when the panel beside it takes the focus.)
+    const editor = page.locator('.editor-group-container').filter({ has: page.locator('.tab.active[data-resource-name="app.py"]') }).locator('.monaco-editor').first();
+    await page.locator('.editor-group-container.active .monaco-editor textarea').focus();
+    await page.keyboard.press('Control+Home');
+    // The gutter marks (VS Code draws them as the decoration's background image) and the
+    // end-of-line annotations (text, or a pseudo-element's content), redrawn a few times a second.
+    const heat = async () =>
+      editor.evaluate((root) => {
+        const marks = [...root.querySelectorAll('.margin div')].filter((e) => /heat-\d-(dark|light)\.svg/.test(getComputedStyle(e).backgroundImage)).length;
+        const texts: string[] = [];
+        for (const e of root.querySelectorAll('.view-lines span')) {
+          const after = getComputedStyle(e, '::after').content;
+          for (const t of [e.childElementCount === 0 ? e.textContent ?? '' : '', after && after !== 'none' ? after.replace(/^"|"$/g, '') : '']) if (/ own · /.test(t)) texts.push(t);
+        }
+        return { marks, texts };
+      });
+    let seen = await heat();
+    for (const deadline = Date.now() + STEP; !(seen.marks > 0 && seen.texts.length > 0) && Date.now() < deadline; seen = await heat()) await sleep(250);
+    assert.ok(seen.marks > 0, 'heat marks in the gutter');
+    assert.ok(seen.texts.length > 0, 'own and total at the ends of lines');
+    for (const text of seen.texts) assert.match(text, /^\d+\.\d% own · \d+\.\d% total$/);
+    await screenshot('line-heat');
+
+    // A CodeLens above each sampled def: the topmost is fibonacci's (the first def of the file).
+    const lenses = editor.locator('.codelens-decoration a').filter({ hasText: / own · / });
+    await lenses.first().waitFor({ timeout: STEP });
+    const topLens = async () => {
+      const boxes = await lenses.evaluateAll((els) => els.map((e) => ({ text: e.textContent ?? '', ...JSON.parse(JSON.stringify(e.getBoundingClientRect())) })));
+      return boxes.reduce((a, b) => (b.y < a.y ? b : a));
+    };
+    assert.ok((await lenses.count()) >= 3, 'a CodeLens per sampled function');
+    assert.match((await topLens()).text, /\d+\.\d% own · \d+\.\d% total/);
+    await screenshot('line-heat-codelens');
+    // The panel is still zoomed into fibonacci from the step before: zoom out first.
+    await flame!.frame.locator('#reset').click();
+    await flame!.frame.waitForFunction(() => (window as any).__dapprof.graph.zoomPath.length === 0);
+    // The lens is redrawn as data arrives: click where it is until the panel has zoomed into
+    // fibonacci and given it the focus.
+    const revealed = () =>
+      flame!.frame
+        .waitForFunction(
+          () => {
+            const app = (window as any).__dapprof;
+            const z = app.graph.zoomNode();
+            return z && z.parent && app.infoOf(z).function === 'fibonacci' && app.graph.focused === z;
+          },
+          undefined,
+          { timeout: 5000 },
+        )
+        .then(() => true, () => false);
+    for (let attempt = 0; ; attempt++) {
+      const b = await topLens();
+      await page.mouse.click(b.x + Math.min(b.width / 2, 30), b.y + b.height / 2);
+      if (await revealed()) break;
+      assert.ok(attempt < 5, 'a click on the CodeLens reveals fibonacci in the flame graph');
+    }
+    assert.match((await flame!.frame.textContent('#details')) ?? '', /fibonacci/);
+    await screenshot('line-heat-revealed');
   });
 });
 

@@ -44,10 +44,70 @@ export class Position {
   ) {}
 }
 export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(start: Position | number, end: Position | number, endLine?: number, endCharacter?: number) {
+    if (typeof start === 'number') {
+      this.start = new Position(start, end as number);
+      this.end = new Position(endLine!, endCharacter!);
+    } else {
+      this.start = start;
+      this.end = end as Position;
+    }
+  }
+}
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+export class MarkdownString {
+  isTrusted = false;
+  constructor(readonly value = '') {}
+}
+export class CodeLens {
   constructor(
-    readonly start: Position,
-    readonly end: Position,
+    readonly range: Range,
+    readonly command?: { title: string; command: string; tooltip?: string; arguments?: unknown[] },
   ) {}
+}
+export class EventEmitter<T> {
+  private readonly emitter = new Emitter<T>();
+  readonly event = this.emitter.event;
+  fire(e: T): void {
+    this.emitter.fire(e);
+  }
+  dispose(): void {}
+}
+export const OverviewRulerLane = { Left: 1, Center: 2, Right: 4, Full: 7 };
+export const ConfigurationTarget = { Global: 1, Workspace: 2, WorkspaceFolder: 3 };
+
+/** A text document of a file, and an editor showing it: what line heat decorates. */
+export class FakeDocument {
+  readonly uri: Uri;
+  readonly lines: string[];
+  constructor(fsPath: string, text: string) {
+    this.uri = Uri.file(fsPath);
+    this.lines = text.split('\n');
+  }
+  get lineCount(): number {
+    return this.lines.length;
+  }
+  lineAt(line: number) {
+    const text = this.lines[line];
+    return { text, range: new Range(line, 0, line, text.length), firstNonWhitespaceCharacterIndex: text.length - text.trimStart().length };
+  }
+}
+export interface FakeDecoration {
+  range: Range;
+  hoverMessage?: MarkdownString;
+  renderOptions?: { after?: { contentText?: string } };
+}
+export class FakeEditor {
+  /** Decoration type id -> what was last set. */
+  readonly decorations = new Map<number, FakeDecoration[]>();
+  constructor(readonly document: FakeDocument) {}
+  setDecorations(type: { id: number }, options: FakeDecoration[]): void {
+    this.decorations.set(type.id, options);
+  }
 }
 export class DebugAdapterExecutable {
   constructor(
@@ -129,6 +189,12 @@ function createState() {
     existing: new Set<string>(),
     shownDocuments: [] as Array<{ uri: Uri; options: { selection?: Range } }>,
     config: {} as Record<string, unknown>,
+    configUpdates: [] as Array<[string, unknown, unknown]>,
+    onConfigChanged: new Emitter<{ affectsConfiguration(section: string): boolean }>(),
+    decorationTypes: [] as Array<{ id: number; options: unknown; disposed: boolean }>,
+    codeLensProviders: [] as Array<{ selector: unknown; provider: { provideCodeLenses(doc: unknown): CodeLens[]; onDidChangeCodeLenses?: (l: () => void) => unknown } }>,
+    visibleTextEditors: [] as FakeEditor[],
+    onVisibleEditorsChanged: new Emitter<FakeEditor[]>(),
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
     panels: [] as FakePanel[],
     /** Lines written to output channels, by channel name; and the channels shown. */
@@ -162,6 +228,18 @@ export const vscodeStub = {
   DebugAdapterServer,
   StatusBarAlignment,
   ViewColumn,
+  ThemeColor,
+  MarkdownString,
+  CodeLens,
+  EventEmitter,
+  OverviewRulerLane,
+  ConfigurationTarget,
+  languages: {
+    registerCodeLensProvider(selector: unknown, provider: FakeState['codeLensProviders'][number]['provider']) {
+      fake.codeLensProviders.push({ selector, provider });
+      return { dispose: () => (fake.codeLensProviders = fake.codeLensProviders.filter((p) => p.provider !== provider)) };
+    },
+  },
   commands: {
     registerCommand(id: string, fn: (...a: unknown[]) => unknown) {
       fake.commands.set(id, fn);
@@ -212,6 +290,15 @@ export const vscodeStub = {
     get activeTextEditor() {
       return fake.activeTextEditor;
     },
+    get visibleTextEditors() {
+      return fake.visibleTextEditors;
+    },
+    onDidChangeVisibleTextEditors: (l: Listener<FakeEditor[]>) => fake.onVisibleEditorsChanged.event(l),
+    createTextEditorDecorationType(options: unknown) {
+      const t = { id: fake.decorationTypes.length, options, disposed: false, dispose: () => (t.disposed = true) };
+      fake.decorationTypes.push(t);
+      return t;
+    },
     createWebviewPanel() {
       const receivers: Array<(m: unknown) => void> = [];
       const disposers: Array<() => void> = [];
@@ -249,8 +336,16 @@ export const vscodeStub = {
           const v = fake.config[`${section}.${key}`];
           return v === undefined ? def : (v as T);
         },
+        update(key: string, value: unknown, target: unknown) {
+          const name = `${section}.${key}`;
+          fake.config[name] = value;
+          fake.configUpdates.push([name, value, target]);
+          fake.onConfigChanged.fire({ affectsConfiguration: (s: string) => name === s || name.startsWith(`${s}.`) });
+          return Promise.resolve();
+        },
       };
     },
+    onDidChangeConfiguration: (l: Listener<{ affectsConfiguration(section: string): boolean }>) => fake.onConfigChanged.event(l),
     get workspaceFolders() {
       return [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }];
     },

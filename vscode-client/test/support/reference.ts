@@ -289,3 +289,41 @@ export function repetitiveStream(seed: number, batches: number, opts: { lateFram
   }
   return out;
 }
+
+/**
+ * Per source line and per function of each file, read naively from the samples: own is a
+ * sample whose leaf is on the line (in the function), total a sample with the line (function)
+ * anywhere on its stack, once however often. Python frames only; `thread` filters the samples.
+ */
+export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?: number; hideDebugger?: boolean } = {}) {
+  bodies = fromStacks(bodies);
+  const frames = new Map<number, Frame>();
+  const lines = new Map<string, RefNode>();
+  const funcs = new Map<string, RefNode>();
+  let sampleCount = 0;
+  const bump = (m: Map<string, RefNode>, k: string, total: number, self: number) => {
+    const n = m.get(k) ?? { total: 0, self: 0 };
+    n.total += total;
+    n.self += self;
+    m.set(k, n);
+  };
+  for (const body of bodies) {
+    for (const [id, frame] of Object.entries(body.newFrames)) frames.set(Number(id), frame);
+    body.samples.forEach((ids, i) => {
+      const tid = body.threadIds ? body.threadIds[i] : -1;
+      if (opts.thread !== undefined && tid !== opts.thread) return;
+      sampleCount++;
+      const sampled = ids.map((id) => frames.get(id)!);
+      const stack = opts.hideDebugger ? programStack(sampled) : sampled;
+      const python = (f: Frame) => !f.native && f.file !== '';
+      for (const k of new Set(stack.filter((f) => python(f) && f.line > 0).map((f) => `${f.file}:${f.line}`))) bump(lines, k, 1, 0);
+      for (const k of new Set(stack.filter(python).map((f) => `${f.file}:${f.function}`))) bump(funcs, k, 1, 0);
+      const leaf = stack[stack.length - 1];
+      if (leaf && python(leaf)) {
+        if (leaf.line > 0) bump(lines, `${leaf.file}:${leaf.line}`, 0, 1);
+        bump(funcs, `${leaf.file}:${leaf.function}`, 0, 1);
+      }
+    });
+  }
+  return { sampleCount, lines, funcs };
+}
