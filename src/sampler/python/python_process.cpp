@@ -26,6 +26,7 @@
 #include "sampler/python/quiet.hpp"
 #include "sampler/python/sleepers.hpp"
 #include "sampler/python/stack_walk.hpp"
+#include "sampler/python/thread_list_memo.hpp"
 #include "sampler/python/thread_names.hpp"
 #include "sampler/sampler.hpp"
 
@@ -247,11 +248,16 @@ class PythonProcessImpl final : public PythonProcess {
     if (layout_.runtime_tstate_current != python::kAbsent)
       quiet_.add_gil_word(interp_.runtime + layout_.runtime_tstate_current, 8);
     std::vector<FoundThread> found;
-    std::unordered_set<Address> seen;
+    std::vector<Address>& seen = interps_seen_;
+    seen.clear();
+    // 3.8-3.10: a sleeper is known by a TID found through its pthread, not in its thread state.
+    const bool memo = skip_sleepers && layout_.tstate_native_thread_id != python::kAbsent;
     for (Address interp = head; interp != 0;) {
-      if (seen.size() >= kMaxInterpreters || !seen.insert(interp).second) {
+      if (seen.size() >= kMaxInterpreters ||
+          std::find(seen.begin(), seen.end(), interp) != seen.end()) {
         return Error{"interpreter list cycle", ErrorCode::TornRead};
       }
+      seen.push_back(interp);
       python::InterpreterWords words;
       if (auto s = python::read_interpreter_words(memory_, layout_, interp, words); !s)
         return python::as_torn(s.error());
@@ -260,9 +266,9 @@ class PythonProcessImpl final : public PythonProcess {
       const auto asleep = [&](const python::RawThread& t) {
         return sleepers_.asleep(static_cast<pid_t>(t.native_thread_id), t.tstate, words.gil_holder);
       };
-      auto threads = skip_sleepers && layout_.tstate_native_thread_id != python::kAbsent
-                         ? walker_.threads(interp, words.threads_head, asleep)
-                         : walker_.threads(interp, words.threads_head);
+      auto threads =
+          memo ? thread_lists_.threads(walker_, interp, words.threads_head, sleepers_.now(), asleep)
+               : walker_.threads(interp, words.threads_head);
       if (!threads) return threads.error();
       std::vector<std::uint64_t> ids;
       for (const auto& t : *threads) {
@@ -272,6 +278,7 @@ class PythonProcessImpl final : public PythonProcess {
       names_.update(interp, ids);
       interp = words.next;
     }
+    thread_lists_.retain(memo ? seen : std::vector<Address>{});
     return found;
   }
 
@@ -394,6 +401,8 @@ class PythonProcessImpl final : public PythonProcess {
   std::vector<Chunk> tops_;
   std::vector<Address> expected_tops_, tops_now_;
   python::Quiet quiet_;
+  python::ThreadListMemo thread_lists_;
+  std::vector<Address> interps_seen_;              // scratch of read_threads()
   std::vector<python::Quiet::Thread> quiet_seen_;  // scratch of note_quiet()
 };
 

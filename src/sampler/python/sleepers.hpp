@@ -27,6 +27,7 @@ class Sleepers {
 
   // Starts a sample taken at `now`: every question until the next begin() is of that instant.
   void begin(Clock::time_point now) { now_ = now; }
+  Clock::time_point now() const { return now_; }
 
   // Whether thread `tid` is still taken to be asleep: the kernel showed it sleeping less than
   // kRecheck ago, it does not hold the GIL (its thread state is not `gil_holder`), and its top

@@ -28,12 +28,66 @@ T field(const std::byte* base, std::uint64_t offset) {
 
 }  // namespace
 
+RawThread StackWalker::parse_thread(Address t, const std::byte* buf) const {
+  const Layout& l = objects_.layout();
+  RawThread rt;
+  rt.tstate = t;
+  rt.next = field<Address>(buf, l.tstate_next);
+  rt.thread_id = field<std::uint64_t>(buf, l.tstate_thread_id);
+  if (l.tstate_native_thread_id != kAbsent) {
+    rt.native_thread_id = field<std::uint64_t>(buf, l.tstate_native_thread_id);
+  }
+  if (l.tstate_frame != kAbsent) {
+    rt.top_frame = field<Address>(buf, l.tstate_frame);
+    rt.top_word = t + l.tstate_frame;
+  } else if (l.tstate_current_frame != kAbsent) {
+    rt.top_frame = field<Address>(buf, l.tstate_current_frame);
+    rt.top_word = t + l.tstate_current_frame;
+  } else {
+    rt.top_frame = field<Address>(buf, l.tstate_cframe);  // see read_tops()
+  }
+  return rt;
+}
+
+Status StackWalker::read_tstate(Address interp, Address t, std::vector<std::byte>& buf) const {
+  const Layout& l = objects_.layout();
+  buf.resize(l.tstate_size);
+  if (!plausible(t)) return torn("implausible thread state address");
+  if (auto s = objects_.memory().read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
+  if (field<Address>(buf.data(), l.tstate_interp) != interp) {
+    return torn("thread state of another interpreter");
+  }
+  return Ok{};
+}
+
+Status StackWalker::read_tops(std::vector<RawThread>& threads,
+                              const std::function<bool(const RawThread&)>& top_unneeded) const {
+  const Layout& l = objects_.layout();
+  if (l.tstate_cframe == kAbsent || l.tstate_current_frame != kAbsent) return Ok{};
+  // 3.11-3.12: one batched read of every thread's cframe->current_frame.
+  std::vector<process::ProcessMemory::Chunk> chunks;
+  std::vector<Address> frames(threads.size());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    if (threads[i].top_frame == 0) continue;  // no cframe: thread not running Python yet
+    if (top_unneeded && top_unneeded(threads[i])) {
+      threads[i].top_read = false;
+      continue;
+    }
+    chunks.push_back({threads[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
+  }
+  if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
+  for (std::size_t i = 0; i < threads.size(); ++i) {
+    if (threads[i].top_frame != 0 && threads[i].top_read)
+      threads[i].top_word = threads[i].top_frame + l.cframe_current_frame;
+    threads[i].top_frame = frames[i];
+  }
+  return Ok{};
+}
+
 Result<std::vector<RawThread>> StackWalker::threads(
     Address interp, Address head, const std::function<bool(const RawThread&)>& top_unneeded) const {
-  const Layout& l = objects_.layout();
-  const auto& mem = objects_.memory();
   std::vector<RawThread> out;
-  std::vector<std::byte> buf(l.tstate_size);
+  std::vector<std::byte> buf;
   // A list made circular by a torn read is caught without remembering every node (Brent's
   // method: a marker moved to the current node at every power of two steps).
   Address marker = 0;
@@ -45,49 +99,20 @@ Result<std::vector<RawThread>> StackWalker::threads(
       power *= 2;
       steps = 0;
     }
-    if (!plausible(t)) return torn("implausible thread state address");
-    if (auto s = mem.read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
-    if (field<Address>(buf.data(), l.tstate_interp) != interp) {
-      return torn("thread state of another interpreter");
-    }
-    RawThread rt;
-    rt.tstate = t;
-    rt.thread_id = field<std::uint64_t>(buf.data(), l.tstate_thread_id);
-    if (l.tstate_native_thread_id != kAbsent) {
-      rt.native_thread_id = field<std::uint64_t>(buf.data(), l.tstate_native_thread_id);
-    }
-    if (l.tstate_frame != kAbsent) {
-      rt.top_frame = field<Address>(buf.data(), l.tstate_frame);
-      rt.top_word = t + l.tstate_frame;
-    } else if (l.tstate_current_frame != kAbsent) {
-      rt.top_frame = field<Address>(buf.data(), l.tstate_current_frame);
-      rt.top_word = t + l.tstate_current_frame;
-    } else {
-      rt.top_frame = field<Address>(buf.data(), l.tstate_cframe);  // dereferenced below
-    }
-    out.push_back(rt);
-    t = field<Address>(buf.data(), l.tstate_next);
+    if (auto s = read_tstate(interp, t, buf); !s) return s.error();
+    out.push_back(parse_thread(t, buf.data()));
+    t = out.back().next;
   }
-  if (l.tstate_cframe != kAbsent && l.tstate_current_frame == kAbsent) {
-    // 3.11-3.12: one batched read of every thread's cframe->current_frame.
-    std::vector<process::ProcessMemory::Chunk> chunks;
-    std::vector<Address> frames(out.size());
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (out[i].top_frame == 0) continue;  // no cframe: thread not running Python yet
-      if (top_unneeded && top_unneeded(out[i])) {
-        out[i].top_read = false;
-        continue;
-      }
-      chunks.push_back({out[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
-    }
-    if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
-    for (std::size_t i = 0; i < out.size(); ++i) {
-      if (out[i].top_frame != 0 && out[i].top_read)
-        out[i].top_word = out[i].top_frame + l.cframe_current_frame;
-      out[i].top_frame = frames[i];
-    }
-  }
+  if (auto s = read_tops(out, top_unneeded); !s) return s.error();
   return out;
+}
+
+Result<RawThread> StackWalker::thread(Address interp, Address tstate) const {
+  std::vector<std::byte> buf;
+  if (auto s = read_tstate(interp, tstate, buf); !s) return s.error();
+  std::vector<RawThread> one{parse_thread(tstate, buf.data())};
+  if (auto s = read_tops(one, {}); !s) return s.error();
+  return one.front();
 }
 
 static std::uint64_t frame_read_size(const Layout& l) {

@@ -25,6 +25,7 @@ inline constexpr std::size_t kMaxThreads = 4096;
 
 struct RawThread {
   Address tstate = 0;
+  Address next = 0;                    // the next thread state in the list
   std::uint64_t thread_id = 0;         // pthread_t, as threading.get_ident()
   std::uint64_t native_thread_id = 0;  // Linux TID (3.11+; 0 before)
   Address top_frame = 0;
@@ -48,6 +49,8 @@ class StackWalker {
   Result<std::vector<RawThread>> threads(
       Address interp, Address head,
       const std::function<bool(const RawThread&)>& top_unneeded = {}) const;
+  // One thread state alone, as threads() reads each (its successor not followed).
+  Result<RawThread> thread(Address interp, Address tstate) const;
   // Frames innermost first. If `eval_groups` is given, it receives how
   // many of the frames each C-level call of the evaluation loop runs, innermost first (for
   // merging native stacks): one each before 3.11; from 3.11 on, up to the entry frame (3.11:
@@ -75,6 +78,12 @@ class StackWalker {
                   std::size_t callers) const;
 
  private:
+  // Reads the thread state at `t` into `buf`, checking that it is one of `interp`'s.
+  Status read_tstate(Address interp, Address t, std::vector<std::byte>& buf) const;
+  RawThread parse_thread(Address t, const std::byte* buf) const;
+  // 3.11-3.12: each thread's top frame, through its cframe (see threads()).
+  Status read_tops(std::vector<RawThread>& threads,
+                   const std::function<bool(const RawThread&)>& top_unneeded) const;
   struct RawFrame {
     Address address = 0;
     Address code = 0;

@@ -2,10 +2,13 @@
 // (support/address_space.hpp): each thread's top frame, a list made circular by a torn read, and
 // sleepers whose top frame the caller does not need (on 3.11-3.12 that frame is read through a
 // pointer into the thread's own C stack: here such a pointer leads nowhere mapped, so reading it
-// would fail the walk).
+// would fail the walk); and the list kept between samples (ThreadListMemo), read again only where
+// it may have changed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "sampler/process/memory.hpp"
@@ -13,6 +16,7 @@
 #include "sampler/python/layout.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/python/stack_walk.hpp"
+#include "sampler/python/thread_list_memo.hpp"
 #include "support/address_space.hpp"
 #include "support/layout_fixture.hpp"
 
@@ -55,12 +59,24 @@ class FakeThreads {
   // Makes the last thread's successor thread `i`: a list that loops.
   void loop_back_to(int i) { put(tstates_.back(), l_.tstate_next, thread(i)); }
 
+  // Sets a word of thread i's state.
+  void set(int i, std::uint64_t offset, Address value) { put(tstates_[i], offset, value); }
+
   Result<std::vector<RawThread>> read(const std::function<bool(const RawThread&)>& skip = {}) {
     ProcessMemory memory(1, space_);
     const Objects objects(memory, l_, TypeAddresses{});
     CodeCache codes(objects);
     const StackWalker walker(objects, codes, /*nonblocking=*/true);
     return walker.threads(kInterp, thread(0), skip);
+  }
+  Result<std::vector<RawThread>> read(ThreadListMemo& memo, int head,
+                                      ThreadListMemo::Clock::time_point now,
+                                      const std::function<bool(const RawThread&)>& asleep) {
+    ProcessMemory memory(1, space_);
+    const Objects objects(memory, l_, TypeAddresses{});
+    CodeCache codes(objects);
+    const StackWalker walker(objects, codes, /*nonblocking=*/true);
+    return memo.threads(walker, kInterp, thread(head), now, asleep);
   }
 
  private:
@@ -113,6 +129,51 @@ TEST_P(ThreadList, ASleeperTheCallerNeedsNotHasItsStackLeftUnread) {
   }
   // Without the caller's word, the missing stacks are a failed read.
   EXPECT_FALSE(fake.read());
+}
+
+// Threads 7000 + i; all but `awake` asleep.
+std::function<bool(const RawThread&)> asleep_but(std::uint64_t awake) {
+  return [awake](const RawThread& t) { return t.thread_id != awake; };
+}
+
+TEST_P(ThreadList, AKeptListReadsOnlyTheThreadsAwake) {
+  FakeThreads fake(layout_, 4);
+  for (int i = 0; i < 4; ++i) fake.map_cframe(i);
+  ThreadListMemo memo;
+  const auto t0 = ThreadListMemo::Clock::now();
+  ASSERT_TRUE(fake.read(memo, 0, t0, asleep_but(7001)));
+  // A sleeper's state made unreadable (another interpreter's): read again, it would fail.
+  fake.set(2, layout_.tstate_interp, kInterp + 8);
+  auto threads = fake.read(memo, 0, t0 + std::chrono::milliseconds(1), asleep_but(7001));
+  ASSERT_TRUE(threads) << threads.message();
+  ASSERT_EQ(threads->size(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ((*threads)[i].tstate, FakeThreads::thread(i));
+    EXPECT_EQ((*threads)[i].top_read, i == 1) << i;
+    EXPECT_EQ((*threads)[i].top_frame, i == 1 ? FakeThreads::frame(1) : Address{0}) << i;
+  }
+  // Once the list is as old as a sleeper's recheck, it is read whole again.
+  EXPECT_FALSE(fake.read(memo, 0, t0 + ThreadListMemo::kMaxAge, asleep_but(7001)));
+}
+
+TEST_P(ThreadList, AKeptListSeesANewThreadAndOneThatEnded) {
+  FakeThreads fake(layout_, 5);
+  for (int i = 0; i < 5; ++i) fake.map_cframe(i);
+  ThreadListMemo memo;
+  const auto t0 = ThreadListMemo::Clock::now();
+  auto threads = fake.read(memo, 1, t0, asleep_but(7001));  // threads 1-4
+  ASSERT_TRUE(threads);
+  EXPECT_EQ(threads->size(), 4u);
+  // A new thread goes to the head of the list.
+  threads = fake.read(memo, 0, t0 + std::chrono::milliseconds(1), asleep_but(7001));
+  ASSERT_TRUE(threads);
+  EXPECT_EQ(threads->size(), 5u);
+  // Thread 2 ends: thread 1, awake and so read again, now links to thread 3.
+  fake.set(1, layout_.tstate_next, FakeThreads::thread(3));
+  threads = fake.read(memo, 0, t0 + std::chrono::milliseconds(2), asleep_but(7001));
+  ASSERT_TRUE(threads) << threads.message();
+  ASSERT_EQ(threads->size(), 4u);
+  for (const auto& t : *threads) EXPECT_NE(t.tstate, FakeThreads::thread(2));
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, ThreadList, testing::Values(8, 10, 11, 12, 13, 14),
