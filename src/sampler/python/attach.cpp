@@ -55,6 +55,35 @@ std::string untested_warning(const python::Interpreter& interp, const python::La
       interp.version, python::supported_range(), layout.borrowed_minor);
 }
 
+// Whether the runtime holds an interpreter whose first thread state is its own. Three reads of
+// a running program: a thread that ends between them leaves a freed thread state behind, so a
+// mismatch is read again (a few times) before it is believed.
+Status check_live(pid_t pid, const process::ProcessMemory& memory, python::Address runtime,
+                  const python::Layout& layout) {
+  constexpr int kAttempts = 3;
+  for (int attempt = 1;; ++attempt) {
+    auto head = memory.read_pointer(runtime + layout.runtime_interpreters_head);
+    if (!head) return head.error();
+    if (*head == 0) {
+      return Error{fmt::format("process {}: the Python interpreter is not initialised yet", pid),
+                   ErrorCode::NotPython};
+    }
+    auto threads = memory.read_pointer(*head + layout.interp_threads_head);
+    if (!threads) return threads.error();
+    if (*threads == 0) {
+      return Error{fmt::format("process {}: the Python interpreter has no thread yet", pid),
+                   ErrorCode::NotPython};
+    }
+    auto tstate_interp = memory.read_pointer(*threads + layout.tstate_interp);
+    if (tstate_interp && *tstate_interp == *head) return Ok{};
+    if (attempt == kAttempts) {
+      if (!tstate_interp) return tstate_interp.error();
+      return Error{fmt::format("process {}: _PyRuntime does not hold a valid interpreter", pid),
+                   ErrorCode::NotPython};
+    }
+  }
+}
+
 // One attempt: discovery, layout, and a check that the runtime holds a live interpreter with at
 // least one thread (not yet true just after exec).
 // `final_attempt`: accept a version without its micro number (before 3.11 it is read from
@@ -74,24 +103,7 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
     return Error{
         fmt::format("internal error: the Python {} layout lacks {}", interp->version, missing)};
   }
-  auto head = memory.read_pointer(interp->runtime + layout->runtime_interpreters_head);
-  if (!head) return head.error();
-  if (*head == 0) {
-    return Error{fmt::format("process {}: the Python interpreter is not initialised yet", pid),
-                 ErrorCode::NotPython};
-  }
-  auto threads = memory.read_pointer(*head + layout->interp_threads_head);
-  if (!threads) return threads.error();
-  if (*threads == 0) {
-    return Error{fmt::format("process {}: the Python interpreter has no thread yet", pid),
-                 ErrorCode::NotPython};
-  }
-  auto tstate_interp = memory.read_pointer(*threads + layout->tstate_interp);
-  if (!tstate_interp) return tstate_interp.error();
-  if (*tstate_interp != *head) {
-    return Error{fmt::format("process {}: _PyRuntime does not hold a valid interpreter", pid),
-                 ErrorCode::NotPython};
-  }
+  if (auto live = check_live(pid, memory, interp->runtime, *layout); !live) return live.error();
   std::unique_ptr<native::NativeStacks> native;
   if (options.native) {
     auto stacks =

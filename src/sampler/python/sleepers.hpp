@@ -41,7 +41,8 @@ class Sleepers {
     Address gil_holder = 0;
     std::optional<Address> top_frame;  // none: left unread because asleep() said so
   };
-  // Each thread's state (true: running or runnable), asking the kernel about those not asleep.
+  // Each thread's state (true: running or runnable), asking the kernel about those neither
+  // asleep nor holding the GIL (taken to be active).
   // Threads not listed are forgotten.
   std::unordered_map<pid_t, bool> states(const std::vector<Thread>& threads);
   // Every thread of `tids` asked of the kernel now (before pausing them: a paused thread would
