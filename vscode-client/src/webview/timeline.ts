@@ -96,6 +96,8 @@ export class TimelineStrip {
     this.allEl.hidden = !v.live;
     this.allEl.textContent = this.showAll ? `Last ${LIVE_WINDOW_MS / 1000} s` : 'Show all';
     this.clearEl.hidden = v.range === null;
+    // The controls first: the strip gets what they leave.
+    this.labelEl.textContent = this.label(v);
 
     const dpr = window.devicePixelRatio || 1;
     const w = this.stripEl.clientWidth, h = HEIGHT;
@@ -141,7 +143,6 @@ export class TimelineStrip {
     ctx.moveTo(0, h - 0.5);
     ctx.lineTo(w, h - 0.5);
     ctx.stroke();
-    this.labelEl.textContent = this.label(v);
   }
 
   private label(v: TimelineView): string {

@@ -116,7 +116,7 @@ test('a dragged range limits graph and table; it survives zoom and search; Escap
   const page = await h.open();
   await post(page, [{ type: 'run', run: { session: 'app.py', rate: 100 } }]);
   await feed(page, SYNTH);
-  await post(page, [{ type: 'stopped', stopped: { reason: 'stopped', summary: { sampleCount: 1, duration: 1, errorCount: 0, droppedSampleCount: 0 } } }]);
+  await post(page, [{ type: 'stopped', stopped: { reason: 'stopped', summary: { sampleCount: SYNTH.reduce((s, x) => s + x.sampleCount, 0), duration: SYNTH.length * 137, errorCount: 0, droppedSampleCount: 0 } } }]);
   await frames(page);
   await page.screenshot({ path: join(screenshotDir, 'timeline.png') });
   // Stopped: the whole run is shown.
