@@ -253,10 +253,10 @@ export class ProfileModel {
     const tl = this.timeline, st = this.stacks;
     const [first, end] = tl.bucketsIn(this.range!);
     for (let b = first; b < end; b++) {
-      for (const [rec, w] of tl.recs[b]) {
+      tl.forEachRec(b, (rec, w) => {
         if (hideDebugger) this.addProgram(into, rec, w);
         else into.count(rec, st.start[rec], st.start[rec] + st.length[rec], false, st.tid[rec], w);
-      }
+      });
     }
     if (hideDebugger) r.program = into;
     else r.full = into;

@@ -6,7 +6,9 @@
 //
 // Memory stays bounded on long runs: when a sample falls past the last bucket, neighbouring
 // buckets are merged in pairs (the width doubles), so there are at most MAX_BUCKETS, each holding
-// the distinct stacks sampled in it, not the samples.
+// the distinct stacks sampled in it, not the samples. A bucket is a map while samples arrive in
+// it, and two packed arrays (records in order, their counts: 8 bytes a stack) once a later
+// bucket gets samples, since an hour of a busy program holds millions of (bucket, stack) pairs.
 
 /** A span of time, milliseconds since the Unix epoch: [start, end). */
 export interface TimeRange {
@@ -22,8 +24,10 @@ export class Timeline {
   origin = NaN;
   /** Width of every bucket, ms. */
   width: number;
-  /** Per bucket: stack record -> samples. */
-  readonly recs: Map<number, number>[] = [];
+  /** Per bucket: stack record -> samples, while open; packed once closed. */
+  private readonly open: Array<Map<number, number> | null> = [];
+  private readonly packedRecs: Int32Array[] = [];
+  private readonly packedCounts: Uint32Array[] = [];
   /** Per bucket: thread key -> samples. */
   readonly threads: Map<number, number>[] = [];
   /** Per bucket: samples. */
@@ -94,6 +98,23 @@ export class Timeline {
     return this.threads[b]?.get(thread) ?? 0;
   }
 
+  /** Calls `fn` with each stack record of a bucket and its samples. */
+  forEachRec(b: number, fn: (rec: number, samples: number) => void): void {
+    const m = this.open[b];
+    if (m) for (const [rec, n] of m) fn(rec, n);
+    else {
+      const r = this.packedRecs[b], c = this.packedCounts[b];
+      for (let i = 0; i < r.length; i++) fn(r[i], c[i]);
+    }
+  }
+
+  /** Distinct (bucket, stack) pairs held (the bench reports it). */
+  get entries(): number {
+    let n = 0;
+    for (let b = 0; b < this.totals.length; b++) n += this.open[b]?.size ?? this.packedRecs[b].length;
+    return n;
+  }
+
   /** The buckets that overlap a range: [first, end). */
   bucketsIn(r: TimeRange): [number, number] {
     if (Number.isNaN(this.origin)) return [0, 0];
@@ -105,12 +126,17 @@ export class Timeline {
 
   private put(b: number, rec: number, tid: number, w: number): void {
     while (this.totals.length <= b) {
+      const last = this.totals.length - 1;
+      if (last >= 0) this.pack(last);
       this.totals.push(0);
-      this.recs.push(new Map());
+      this.open.push(new Map());
+      this.packedRecs.push(EMPTY_RECS);
+      this.packedCounts.push(EMPTY_COUNTS);
       this.threads.push(new Map());
     }
     this.totals[b] += w;
-    const r = this.recs[b];
+    let r = this.open[b];
+    if (r === null) r = this.unpack(b);
     r.set(rec, (r.get(rec) ?? 0) + w);
     const t = this.threads[b];
     t.set(tid, (t.get(tid) ?? 0) + w);
@@ -119,26 +145,54 @@ export class Timeline {
   /** Merges buckets in pairs: 2k and 2k+1 become k. */
   private coarsen(): void {
     const n = this.totals.length;
-    for (let b = 0; b < n; b++) {
+    for (let b = 0; b < n; b += 2) {
       const to = b >> 1;
-      if (to === b) continue;
-      if (b % 2 === 0) {
-        this.totals[to] = this.totals[b];
-        this.recs[to] = this.recs[b];
-        this.threads[to] = this.threads[b];
-      } else {
-        this.totals[to] += this.totals[b];
-        merge(this.recs[to], this.recs[b]);
-        merge(this.threads[to], this.threads[b]);
+      const m = this.unpack(b);
+      let total = this.totals[b];
+      const threads = this.threads[b];
+      if (b + 1 < n) {
+        this.forEachRec(b + 1, (rec, c) => m.set(rec, (m.get(rec) ?? 0) + c));
+        total += this.totals[b + 1];
+        merge(threads, this.threads[b + 1]);
       }
+      this.open[to] = m;
+      this.packedRecs[to] = EMPTY_RECS;
+      this.packedCounts[to] = EMPTY_COUNTS;
+      this.totals[to] = total;
+      this.threads[to] = threads;
+      if (b + 2 < n) this.pack(to);
     }
     const m = (n + 1) >> 1;
-    this.totals.length = m;
-    this.recs.length = m;
-    this.threads.length = m;
+    for (const a of [this.totals, this.open, this.packedRecs, this.packedCounts, this.threads]) a.length = m;
     this.width *= 2;
   }
+
+  private pack(b: number): void {
+    const m = this.open[b];
+    if (!m) return;
+    const recs = Int32Array.from(m.keys()).sort();
+    const counts = new Uint32Array(recs.length);
+    for (let i = 0; i < recs.length; i++) counts[i] = m.get(recs[i])!;
+    this.packedRecs[b] = recs;
+    this.packedCounts[b] = counts;
+    this.open[b] = null;
+  }
+
+  /** A closed bucket as a map again (it gets samples, or is merged). */
+  private unpack(b: number): Map<number, number> {
+    let m = this.open[b];
+    if (m) return m;
+    m = new Map();
+    this.forEachRec(b, (rec, c) => m!.set(rec, c));
+    this.open[b] = m;
+    this.packedRecs[b] = EMPTY_RECS;
+    this.packedCounts[b] = EMPTY_COUNTS;
+    return m;
+  }
 }
+
+const EMPTY_RECS = new Int32Array(0);
+const EMPTY_COUNTS = new Uint32Array(0);
 
 function merge(into: Map<number, number>, from: Map<number, number>): void {
   for (const [k, v] of from) into.set(k, (into.get(k) ?? 0) + v);

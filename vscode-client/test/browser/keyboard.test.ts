@@ -55,7 +55,7 @@ for (const theme of THEME_NAMES) {
     assert.equal(await app('__dapprof.graph.palette.kind'), kind);
     // The theme on the canvas and the page.
     const bg = parseColor(THEME_BACKGROUND[theme])!;
-    assert.deepEqual(await pixel(page, 5, 600), bg, 'the editor background');
+    assert.deepEqual(await pixel(page, 5, 500), bg, 'the editor background');
     assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, kind));
     const fg = parseColor(await page.evaluate(() => getComputedStyle(document.body).color))!;
     assert.ok(ratio(fg, bg) >= (theme === 'high-contrast' ? 7 : 4.5), 'page text contrast');
@@ -76,7 +76,7 @@ for (const theme of THEME_NAMES) {
       if (!checkbox) assert.notEqual(ring[0], 'none', `${f} shows its focus`);
       if (!checkbox) assert.ok(near(parseColor(ring[1])!, parseColor(THEME_FOCUS[theme])!), `${f} ring ${ring[1]}`);
     }
-    for (const c of ['#search', '#thread', '#group', '#hide-debugger', 'button.crumb', '#graph', 'th.self', 'th.total', 'tr'])
+    for (const c of ['#search', '#thread', '#group', '#hide-debugger', '#timeline', 'button.crumb', '#graph', 'th.self', 'th.total', 'tr'])
       assert.ok(order.includes(c), `${c} in the tab order: ${order.join(' ')}`);
     assert.ok(order.indexOf('#search') < order.indexOf('#graph') && order.indexOf('#graph') < order.indexOf('th.self'), order.join(' '));
 
