@@ -162,7 +162,7 @@ async function memory(h: Harness): Promise<void> {
     app.setRange(null);
     return { buckets: tl.bucketCount, width: tl.width, entries: tl.entries, draw: draws[15], range: ranges[2] };
   });
-  console.log(`timeline: the hour in ${nf(t.buckets)} buckets of ${(t.width / 1000).toFixed(1)} s, ${nf(t.entries)} (bucket, stack) pairs; strip draw ${t.draw.toFixed(2)} ms median; a range of half the run, graph and table rebuilt and drawn, ${t.range.toFixed(0)} ms median`);
+  console.log(`timeline: the hour in ${nf(t.buckets)} buckets of ${(t.width / 1000).toFixed(1)} s, ${nf(t.entries)} (bucket, stack) pairs (${mb(t.entries * 8)} of typed arrays, outside the JS heap's figure); strip draw ${t.draw.toFixed(2)} ms median; a range of half the run, graph and table rebuilt and drawn, ${t.range.toFixed(0)} ms median`);
   await page.close();
 }
 

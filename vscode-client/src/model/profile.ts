@@ -85,7 +85,7 @@ export class ProfileModel {
   /** When set, trees and tables hold only the samples of the timeline's buckets in this range. */
   private range: TimeRange | null = null;
   /** The aggregates of the range, rebuilt from the timeline when the range or the data changed. */
-  private ranged: { version: number; full: Aggregate | null; program: Aggregate | null } | null = null;
+  private ranged: { serial: number; width: number; first: number; end: number; full: Aggregate | null; program: Aggregate | null } | null = null;
 
   readonly totals: ModelTotals = {
     sampleCount: 0,
@@ -242,16 +242,18 @@ export class ProfileModel {
 
   /**
    * The aggregate of the samples in the range, built from the timeline's buckets (once per
-   * distinct stack of each bucket) when the data changed since the last build.
+   * distinct stack of each bucket) when they changed since the last build: a live run's new
+   * samples past the range cost nothing.
    */
   private rangeAggregate(hideDebugger: boolean): Aggregate {
+    const tl = this.timeline, st = this.stacks;
+    const [first, end] = tl.bucketsIn(this.range!);
     let r = this.ranged;
-    if (r === null || r.version !== this.version) r = this.ranged = { version: this.version, full: null, program: null };
+    if (r === null || r.width !== tl.width || r.first !== first || r.end !== end || tl.changedSince(first, end, r.serial))
+      r = this.ranged = { serial: tl.serial, width: tl.width, first, end, full: null, program: null };
     const built = hideDebugger ? r.program : r.full;
     if (built !== null) return built;
     const into = hideDebugger ? this.newProgram() : new Aggregate(this.frameFunc, this.stacks);
-    const tl = this.timeline, st = this.stacks;
-    const [first, end] = tl.bucketsIn(this.range!);
     for (let b = first; b < end; b++) {
       tl.forEachRec(b, (rec, w) => {
         if (hideDebugger) this.addProgram(into, rec, w);

@@ -34,6 +34,9 @@ export class Timeline {
   readonly totals: number[] = [];
   /** Time of the last sample placed. */
   lastTime = NaN;
+  /** Incremented by every event placed; per bucket, the serial of the last event that reached it. */
+  serial = 0;
+  readonly modified: number[] = [];
   /** Samples of events without a time, before any timed one (not on the timeline). */
   untimed = 0;
 
@@ -59,6 +62,7 @@ export class Timeline {
     }
     const t1 = Math.max(t0, end ?? t0);
     if (Number.isNaN(this.origin)) this.origin = t0;
+    this.serial++;
     const step = n > 1 ? (t1 - t0) / (n - 1) : 0;
     let j = 0;
     for (let i = 0; i < recs.length; i++) {
@@ -108,6 +112,12 @@ export class Timeline {
     }
   }
 
+  /** Whether a bucket of [first, end) got samples after event `serial`. */
+  changedSince(first: number, end: number, serial: number): boolean {
+    for (let b = first; b < end; b++) if (this.modified[b] > serial) return true;
+    return false;
+  }
+
   /** Distinct (bucket, stack) pairs held (the bench reports it). */
   get entries(): number {
     let n = 0;
@@ -133,7 +143,9 @@ export class Timeline {
       this.packedRecs.push(EMPTY_RECS);
       this.packedCounts.push(EMPTY_COUNTS);
       this.threads.push(new Map());
+      this.modified.push(0);
     }
+    this.modified[b] = this.serial;
     this.totals[b] += w;
     let r = this.open[b];
     if (r === null) r = this.unpack(b);
@@ -159,11 +171,12 @@ export class Timeline {
       this.packedRecs[to] = EMPTY_RECS;
       this.packedCounts[to] = EMPTY_COUNTS;
       this.totals[to] = total;
+      this.modified[to] = Math.max(this.modified[b], this.modified[b + 1] ?? 0);
       this.threads[to] = threads;
       if (b + 2 < n) this.pack(to);
     }
     const m = (n + 1) >> 1;
-    for (const a of [this.totals, this.open, this.packedRecs, this.packedCounts, this.threads]) a.length = m;
+    for (const a of [this.totals, this.open, this.packedRecs, this.packedCounts, this.threads, this.modified]) a.length = m;
     this.width *= 2;
   }
 

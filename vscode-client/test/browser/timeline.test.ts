@@ -251,3 +251,23 @@ for (const theme of THEME_NAMES) {
     await page.close();
   });
 }
+
+test('live data in a range updates the graph; data after it leaves the graph as it was', async () => {
+  const page = await h.open();
+  await post(page, [{ type: 'run', run: { session: 'app.py', rate: 100 } }]);
+  await feed(page, SYNTH.slice(0, 30));
+  const tl = await timelineOf(page);
+  // The first ten buckets, and everything from bucket 20 on (open-ended, as live data comes in).
+  await page.evaluate((t) => (window as any).__dapprof.setRange({ start: t.origin, end: t.origin + 10 * t.width }), tl);
+  await compareRange(page, SYNTH.slice(0, 30), { origin: tl.origin, width: tl.width, first: 0, end: 10 });
+  const before = await modelByNames(page);
+  await feed(page, SYNTH.slice(30));
+  assert.deepEqual(await modelByNames(page), before);
+  await page.evaluate((t) => (window as any).__dapprof.setRange({ start: t.origin + 20 * t.width, end: Number.MAX_VALUE }), tl);
+  const all = await timelineOf(page);
+  await compareRange(page, SYNTH, { origin: tl.origin, width: tl.width, first: 20, end: all.all.length });
+  await feed(page, [{ ...SYNTH[5], newFrames: {}, startTime: SYNTH[59].endTime! + 10, endTime: SYNTH[59].endTime! + 90 }]);
+  const more = [...SYNTH, { ...SYNTH[5], newFrames: {}, startTime: SYNTH[59].endTime! + 10, endTime: SYNTH[59].endTime! + 90 }];
+  await compareRange(page, more, { origin: tl.origin, width: tl.width, first: 20, end: (await timelineOf(page)).all.length });
+  await page.close();
+});
