@@ -88,6 +88,9 @@ export class TimelineStrip {
     this.last = v;
     const tl = v.timeline;
     const n = tl.bucketCount;
+    // Nothing to show before the first timed sample (or in a stream without times).
+    this.element.hidden = n === 0;
+    if (n === 0) return;
     const runEnd = n > 0 ? tl.bucketStart(n) : 0;
     const windowed = v.live && !this.showAll;
     const start = n === 0 ? 0 : windowed ? Math.max(tl.origin, runEnd - LIVE_WINDOW_MS) : tl.origin;
