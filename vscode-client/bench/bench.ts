@@ -6,6 +6,8 @@
 //  2. render time of a 20,000-node call tree (one full canvas draw, as done per animation frame);
 //  3. the page's JavaScript heap while it is fed one hour of samples at 1 kHz (3.6 M samples in
 //     batches of 100, drawn as they come): it must stay bounded, since samples are not kept;
+//     Then the timeline strip of that hour: its buckets and (bucket, stack) pairs, one draw of
+//     it, and the graph and table limited to a range of half the run (built from the buckets);
 //  4. input latency while 10 kHz of samples arrive as messages (batches of 1,000 every 100 ms):
 //     from a real mouse move or key press (CDP input) to its handler, and to the next frame.
 // Run: npm run bench (builds first). `-- --profile DIR` also writes a CPU profile of each step
@@ -138,6 +140,29 @@ async function memory(h: Harness): Promise<void> {
   }
   const samples = await page.evaluate(() => (window as any).__dapprof.model.totals.sampleCount as number);
   console.log(`memory: JS heap of the page after a garbage collection, fed one hour at 1 kHz (${nf(samples)} samples in batches of 100, a frame every 10 s): ${mb(start)} at the start, ${marks.join(', ')} (feeding took ${(fedMs / 1000).toFixed(1)} s of the page's time)`);
+  const t = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const tl = app.model.timeline;
+    const draws: number[] = [];
+    for (let i = 0; i < 31; i++) {
+      const t0 = performance.now();
+      app.timeline.draw({ timeline: tl, thread: undefined, live: false, range: null, palette: app.graph.palette });
+      draws.push(performance.now() - t0);
+    }
+    draws.sort((a, b) => a - b);
+    const ranges: number[] = [];
+    const span = tl.bucketCount * tl.width;
+    for (let i = 0; i < 5; i++) {
+      const t0 = performance.now();
+      app.setRange({ start: tl.origin + (i * span) / 10, end: tl.origin + (i * span) / 10 + span / 2 });
+      app.render();
+      ranges.push(performance.now() - t0);
+    }
+    ranges.sort((a, b) => a - b);
+    app.setRange(null);
+    return { buckets: tl.bucketCount, width: tl.width, entries: tl.entries, draw: draws[15], range: ranges[2] };
+  });
+  console.log(`timeline: the hour in ${nf(t.buckets)} buckets of ${(t.width / 1000).toFixed(1)} s, ${nf(t.entries)} (bucket, stack) pairs (${mb(t.entries * 8)} of typed arrays, outside the JS heap's figure); strip draw ${t.draw.toFixed(2)} ms median; a range of half the run, graph and table rebuilt and drawn, ${t.range.toFixed(0)} ms median`);
   await page.close();
 }
 

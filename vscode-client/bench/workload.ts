@@ -11,6 +11,8 @@ export interface BenchBody {
   samples: number[][];
   sampleCount: number;
   duration: number;
+  startTime: number;
+  endTime: number;
   threadIds: number[];
   threads: Record<string, unknown>;
 }
@@ -29,6 +31,8 @@ export function installGenerator(): void {
   const threads = { 100: { name: 'MainThread', osThreadId: 100 }, 101: { name: 't1', osThreadId: 101 }, 102: { name: 't2', osThreadId: 102 }, 103: { name: 't3', osThreadId: 103 } };
   let announced = false;
   let n = 0;
+  // Wall-clock times of the samples, as the daemon stamps an event: back to back, from a fixed start.
+  let time = 1_764_435_600_000;
   const gen = {
     next(count: number, duration: number) {
       const samples: number[][] = [];
@@ -44,7 +48,9 @@ export function installGenerator(): void {
         samples.push(stack);
         threadIds.push(100 + (n++ % 4));
       }
-      const body = { newFrames: announced ? {} : frameDefs, samples, sampleCount: count, duration, threadIds, threads: announced ? {} : threads };
+      const startTime = time + duration / count;
+      time += duration;
+      const body = { newFrames: announced ? {} : frameDefs, samples, sampleCount: count, duration, startTime, endTime: time, threadIds, threads: announced ? {} : threads };
       announced = true;
       return body;
     },

@@ -14,8 +14,10 @@ import { Aggregate, GroupBy, ThreadView } from './aggregate';
 import { CallNode, CallTree } from './calltree';
 import type { Frame, ProfilingDataBody, ThreadInfo } from './protocol';
 import { StackTable } from './stacks';
+import { Timeline, TimeRange } from './timeline';
 
-export { CallNode, CallTree, ThreadView };
+export { CallNode, CallTree, ThreadView, Timeline };
+export type { TimeRange };
 export type { GroupBy };
 
 /** Thread key used for samples whose event carries no threadIds. */
@@ -79,6 +81,12 @@ export class ProfileModel {
    * stack records, maintained incrementally after.
    */
   private program: Aggregate | null = null;
+  /** Samples over time, by stack record (timeline.ts). */
+  readonly timeline = new Timeline();
+  /** When set, trees and tables hold only the samples of the timeline's buckets in this range. */
+  private range: TimeRange | null = null;
+  /** The aggregates of the range, rebuilt from the timeline when the range or the data changed. */
+  private ranged: { serial: number; width: number; first: number; end: number; full: Aggregate | null; program: Aggregate | null } | null = null;
 
   readonly totals: ModelTotals = {
     sampleCount: 0,
@@ -94,6 +102,7 @@ export class ProfileModel {
   /** The one-node stack of a sample taken in the debugger itself: DEBUGGER_FUNCTION. */
   private readonly debuggerLine = new Int32Array(1);
   private readonly debuggerFunc = new Int32Array(1);
+  private debuggerKeyDefined = false;
 
   /** All threads, as sampled (its line tree up to date; read the others through tree()). */
   get all(): ThreadView {
@@ -120,8 +129,12 @@ export class ProfileModel {
     const entries = body.stackIds !== undefined ? stackIds.length : samples.length;
     const tids = threadIds !== undefined && threadIds.length === entries ? threadIds : undefined;
     let added = samples.length;
+    const recs = new Int32Array(entries), threadKeys = new Float64Array(entries), weights = new Float64Array(entries);
     for (let i = 0; i < samples.length; i++) {
-      this.addSample(samples[i], tids === undefined ? UNKNOWN_THREAD : tids[i], 1);
+      const tid = tids === undefined ? UNKNOWN_THREAD : tids[i];
+      recs[i] = this.addSample(samples[i], tid, 1);
+      threadKeys[i] = tid;
+      weights[i] = 1;
     }
     for (let i = 0; i < stackIds.length; i++) {
       const weight = counts[i] ?? 1;
@@ -131,9 +144,13 @@ export class ProfileModel {
         this.totals.unknownFrameRefs++;
         stack = NO_FRAMES;
       }
-      this.addSample(stack, tids === undefined ? UNKNOWN_THREAD : tids[i], weight);
+      const tid = tids === undefined ? UNKNOWN_THREAD : tids[i];
+      recs[i] = this.addSample(stack, tid, weight);
+      threadKeys[i] = tid;
+      weights[i] = weight;
       added += weight;
     }
+    this.timeline.addEvent(body.startTime, body.endTime, recs, threadKeys, weights);
     const t = this.totals;
     t.sampleCount += added;
     t.duration += body.duration;
@@ -152,6 +169,18 @@ export class ProfileModel {
   /** The tree of a view in a grouping, with or without the debugger's frames. */
   tree(groupBy: GroupBy, thread?: number, hideDebugger = false): CallTree | undefined {
     return this.aggregate(hideDebugger).tree(groupBy, thread);
+  }
+
+  /** Limits the trees and tables to the samples of a time range (null: the whole run). */
+  setRange(range: TimeRange | null): void {
+    if (range?.start === this.range?.start && range?.end === this.range?.end) return;
+    this.range = range === null ? null : { ...range };
+    this.ranged = null;
+    this.version++;
+  }
+
+  get timeRange(): TimeRange | null {
+    return this.range;
   }
 
   /** The function key of a frame (line) key. */
@@ -191,17 +220,50 @@ export class ProfileModel {
   /** The aggregate of a view, up to date. */
   private aggregate(hideDebugger: boolean): Aggregate {
     this.sync();
+    if (this.range !== null) return this.rangeAggregate(hideDebugger);
     if (!hideDebugger) return this.full;
     if (this.program === null) {
-      this.program = new Aggregate(this.frameFunc, this.stacks, { line: this.debuggerLine, func: this.debuggerFunc });
+      this.program = this.newProgram();
+      // Every sample so far is in the records' counts (none is pending after the sync).
+      const st = this.stacks;
+      for (let rec = 0; rec < st.size; rec++) if (st.count[rec] > 0) this.addProgram(this.program, rec, st.count[rec]);
+    }
+    return this.program;
+  }
+
+  private newProgram(): Aggregate {
+    if (!this.debuggerKeyDefined) {
+      this.debuggerKeyDefined = true;
       const key = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
       this.debuggerLine[0] = key;
       this.debuggerFunc[0] = this.frameFunc[key];
-      // Every sample so far is in the records' counts (none is pending after the sync).
-      const st = this.stacks;
-      for (let rec = 0; rec < st.size; rec++) if (st.count[rec] > 0) this.addProgram(rec, st.count[rec]);
     }
-    return this.program;
+    return new Aggregate(this.frameFunc, this.stacks, { line: this.debuggerLine, func: this.debuggerFunc });
+  }
+
+  /**
+   * The aggregate of the samples in the range, built from the timeline's buckets (once per
+   * distinct stack of each bucket) when they changed since the last build: a live run's new
+   * samples past the range cost nothing.
+   */
+  private rangeAggregate(hideDebugger: boolean): Aggregate {
+    const tl = this.timeline, st = this.stacks;
+    const [first, end] = tl.bucketsIn(this.range!);
+    let r = this.ranged;
+    if (r === null || r.width !== tl.width || r.first !== first || r.end !== end || tl.changedSince(first, end, r.serial))
+      r = this.ranged = { serial: tl.serial, width: tl.width, first, end, full: null, program: null };
+    const built = hideDebugger ? r.program : r.full;
+    if (built !== null) return built;
+    const into = hideDebugger ? this.newProgram() : new Aggregate(this.frameFunc, this.stacks);
+    for (let b = first; b < end; b++) {
+      tl.forEachRec(b, (rec, w) => {
+        if (hideDebugger) this.addProgram(into, rec, w);
+        else into.count(rec, st.start[rec], st.start[rec] + st.length[rec], false, st.tid[rec], w);
+      });
+    }
+    if (hideDebugger) r.program = into;
+    else r.full = into;
+    return into;
   }
 
   /** Gives the samples counted since the last read to the aggregates (which take them in when read). */
@@ -210,7 +272,7 @@ export class ProfileModel {
     st.deltas.drain((rec, weight) => {
       const start = st.start[rec];
       this.full.count(rec, start, start + st.length[rec], false, st.tid[rec], weight);
-      if (this.program !== null) this.addProgram(rec, weight);
+      if (this.program !== null) this.addProgram(this.program, rec, weight);
     });
   }
 
@@ -251,7 +313,7 @@ export class ProfileModel {
   }
 
   /** Counts `weight` samples of a stack (frame IDs, root first) of a thread. */
-  private addSample(ids: readonly number[], tid: number, weight: number): void {
+  private addSample(ids: readonly number[], tid: number, weight: number): number {
     const st = this.stacks;
     const rec = st.intern(tid, ids);
     if (st.created) {
@@ -265,6 +327,7 @@ export class ProfileModel {
       }
     }
     st.addSamples(rec, weight);
+    return rec;
   }
 
   /**
@@ -272,15 +335,15 @@ export class ProfileModel {
    * last debugger frame, unless that is only native frames the debugger called (a wait in its own
    * thread, say), which count as the debugger's.
    */
-  private addProgram(rec: number, weight: number): void {
+  private addProgram(into: Aggregate, rec: number, weight: number): void {
     const st = this.stacks, line = st.line, kind = this.frameKind;
     const start = st.start[rec], end = start + st.length[rec];
     let last = end - 1;
     while (last >= start && kind[line[last]] !== DEBUGGER_FRAME) last--;
     let python = last < start;
     for (let i = last + 1; i < end && !python; i++) python = kind[line[i]] !== NATIVE_FRAME;
-    if (python) this.program!.count(rec, last + 1, end, false, st.tid[rec], weight);
-    else this.program!.count(rec, 0, 1, true, st.tid[rec], weight);
+    if (python) into.count(rec, last + 1, end, false, st.tid[rec], weight);
+    else into.count(rec, 0, 1, true, st.tid[rec], weight);
   }
 }
 

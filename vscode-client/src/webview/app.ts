@@ -16,6 +16,8 @@ import { FrameScheduler } from './scheduler';
 import { SearchMatcher, showMatches } from './search';
 import { FunctionTable, TableSort } from './table';
 import { readPalette } from './theme';
+import { TimelineStrip } from './timeline';
+import type { TimeRange } from '../model/timeline';
 import { overlayText, Toolbar, ViewState } from './toolbar';
 import { Tooltip } from './tooltip';
 
@@ -40,6 +42,8 @@ export class App {
   thread: number | undefined = undefined;
   tableSort: TableSort;
   search = '';
+  /** The time range the graph and table are limited to (the timeline strip's selection). */
+  range: TimeRange | null = null;
   /** Number of graph draws (tests read it, and frameRequests). */
   drawCount = 0;
 
@@ -48,6 +52,7 @@ export class App {
   private readonly nav: Navigation;
   readonly tooltip: Tooltip;
   private readonly table: FunctionTable;
+  readonly timeline: TimelineStrip;
   readonly graphEl: HTMLElement;
   private readonly overlayEl: HTMLElement;
   readonly announceEl = el('div', { id: 'announce', className: 'sr-only' });
@@ -100,11 +105,13 @@ export class App {
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
       open: (key) => this.openSource(this.model.keyInfo(this.groupBy, key)),
     });
+    this.timeline = new TimelineStrip({ range: (r) => this.setRange(r) });
     container.replaceChildren(
       el(
         'div',
         { className: 'app' },
         this.toolbar.element,
+        this.timeline.element,
         this.nav.crumbsEl,
         el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element)),
         this.nav.detailsEl,
@@ -174,6 +181,8 @@ export class App {
     this.errorMessage = '';
     this.omittedSamples = 0;
     this.thread = undefined;
+    this.range = null;
+    this.timeline.reset();
     this.graph.zoomPath = [];
     this.graph.hovered = null;
     this.graph.focused = null;
@@ -200,6 +209,7 @@ export class App {
     this.selectTree();
     this.updateSearch();
     this.drawGraph();
+    this.timeline.draw({ timeline: this.model.timeline, thread: this.thread, live: this.state === 'live' || this.state === 'waiting', range: this.range, palette: this.graph.palette });
     this.toolbar.updateHeader({
       state: this.state,
       run: this.run,
@@ -262,6 +272,14 @@ export class App {
     this.graph.focused = node;
     this.render();
     this.graphEl.focus();
+  }
+
+  /** Limits the graph and the table to a time range; null shows the whole run. The zoom and the search stay. */
+  setRange(r: TimeRange | null): void {
+    this.range = r;
+    this.model.setRange(r);
+    this.graph.hovered = null;
+    this.changed();
   }
 
   resetZoom(): void {

@@ -21,6 +21,9 @@ export interface InputTarget {
   infoOf(node: CallNode): KeyInfo;
   /** Something shown changed: redraw on the next frame. */
   changed(): void;
+  /** The timeline's range, dropped by Escape once zoomed out. */
+  range: unknown;
+  setRange(r: null): void;
 }
 
 export class Input {
@@ -62,6 +65,7 @@ export class Input {
       } else if (e.key === 'Escape' && document.activeElement !== t.searchEl) {
         const zoom = graph.zoomNode();
         if (zoom?.parent) t.zoomTo(zoom.parent);
+        else if (t.range !== null) t.setRange(null);
       }
     });
     new ResizeObserver(() => {

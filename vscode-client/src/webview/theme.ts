@@ -9,6 +9,8 @@ export interface Palette {
   match: string;
   border: string;
   focusBorder: string;
+  /** Bars of the timeline strip. */
+  timelineBar: string;
   font: string;
 }
 
@@ -40,6 +42,7 @@ export function readPalette(root: HTMLElement, body: HTMLElement): Palette {
     match: cssVar(s, '--vscode-charts-purple', dark ? '#b180d7' : '#652d90'),
     border: cssVar(s, '--vscode-panel-border', dark ? '#80808059' : '#80808059'),
     focusBorder: cssVar(s, '--vscode-focusBorder', dark ? '#007fd4' : '#0090f1'),
+    timelineBar: cssVar(s, '--vscode-charts-blue', dark ? '#3794ff' : '#1a85ff'),
     font: `${cssVar(s, '--vscode-editor-font-size', '12px').replace(/^(\d+)$/, '$1px')} ${cssVar(
       s,
       '--vscode-font-family',

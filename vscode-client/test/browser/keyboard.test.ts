@@ -55,7 +55,7 @@ for (const theme of THEME_NAMES) {
     assert.equal(await app('__dapprof.graph.palette.kind'), kind);
     // The theme on the canvas and the page.
     const bg = parseColor(THEME_BACKGROUND[theme])!;
-    assert.deepEqual(await pixel(page, 5, 600), bg, 'the editor background');
+    assert.deepEqual(await pixel(page, 5, 500), bg, 'the editor background');
     assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, kind));
     const fg = parseColor(await page.evaluate(() => getComputedStyle(document.body).color))!;
     assert.ok(ratio(fg, bg) >= (theme === 'high-contrast' ? 7 : 4.5), 'page text contrast');

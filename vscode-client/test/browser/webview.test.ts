@@ -347,7 +347,7 @@ test('in a narrow panel beside an editor the summary and every control stay visi
 test('dark theme: VS Code colours, readable text, a screenshot', async () => {
   const page = await h.open('dark');
   await feed(page, SYNTH);
-  assert.deepEqual(await pixel(page, 5, 600), [0x1f, 0x1f, 0x1f], 'the editor background');
+  assert.deepEqual(await pixel(page, 5, 500), [0x1f, 0x1f, 0x1f], 'the editor background');
   assert.deepEqual(await pixel(page, 2, 19), nodeRgb('<module>', false, 'dark'));
   // Contrast of the page text and of the labels on the nodes (WCAG ratio).
   const lum = ([r, g, b]: number[]) => {

@@ -418,6 +418,43 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
   });
 });
 
+test('the timeline shows the live run; a range dragged on it limits the graph and the table', async (t) => {
+  await step(t, 'timeline-range', async () => {
+    const f = flame!.frame;
+    // A second of samples at least: ten buckets of 100 ms.
+    await f.waitForFunction(() => (window as any).__dapprof.model.timeline.bucketCount >= 10 && (window as any).__dapprof.timeline.maxShown > 0, undefined, { timeout: LONG });
+    const box = await f.locator('#timeline-canvas').boundingBox();
+    assert.ok(box && box.width > 100 && box.height > 20, 'the strip is laid out above the graph');
+    const zoom = await f.evaluate(() => (window as any).__dapprof.graph.zoomPath.length);
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.2, y);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.4, y, { steps: 4 });
+    await page.mouse.move(box.x + box.width * 0.6, y, { steps: 4 });
+    await page.mouse.up();
+    await f.waitForFunction(() => (window as any).__dapprof.range !== null);
+    // At one instant (batches keep arriving): the graph holds the range's buckets, less than the run.
+    const r = await f.evaluate(() => {
+      const app = (window as any).__dapprof, tl = app.model.timeline;
+      const [first, end] = tl.bucketsIn(app.range);
+      let inRange = 0;
+      for (let b = first; b < end; b++) inRange += tl.count(b, app.thread);
+      const tree = app.model.tree(app.groupBy, app.thread, app.hideDebugger);
+      const rows = app.model.table(app.groupBy, app.thread, 'total', Infinity, app.hideDebugger);
+      return { buckets: end - first, inRange, shown: tree.root.total, all: app.model.totals.sampleCount, topRow: rows[0]?.total ?? 0, zoom: app.graph.zoomPath.length };
+    });
+    assert.ok(r.buckets >= 2, `the range spans buckets: ${JSON.stringify(r)}`);
+    assert.equal(r.shown, r.inRange, 'the graph holds the samples of the range');
+    assert.ok(r.shown > 0 && r.shown < r.all, `a part of the run: ${JSON.stringify(r)}`);
+    assert.ok(r.topRow <= r.shown, 'the table counts the range only');
+    assert.equal(r.zoom, zoom, 'the zoom stays');
+    await f.waitForFunction(() => /^Range .*: [\d,]+ samples$/.test(document.getElementById('timeline-label')?.textContent ?? ''));
+    await screenshot('e2e-timeline');
+    await f.click('#timeline-clear');
+    await f.waitForFunction(() => (window as any).__dapprof.range === null);
+  });
+});
+
 test('Stop Profiling shows the summary', async (t) => {
   await step(t, 'stop-profiling', async () => {
     await wb.toolbarButton('Stop Profiling').click();

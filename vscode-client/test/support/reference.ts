@@ -102,7 +102,8 @@ export function fromStacks(bodies: ProfilingDataBody[]): ProfilingDataBody[] {
 }
 
 /** Path string -> totals, per thread ('all' for all threads), and per-key self/total. */
-export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: { hideDebugger?: boolean } = {}) {
+export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: { hideDebugger?: boolean; range?: RefRange } = {}) {
+  const times = opts.range ? sampleTimes(bodies) : undefined;
   bodies = fromStacks(bodies);
   const frames = new Map<number, Frame>();
   const trees = new Map<string, Map<string, RefNode>>();
@@ -113,9 +114,10 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
     n.self += self;
     m.set(k, n);
   };
-  for (const body of bodies) {
+  bodies.forEach((body, bi) => {
     for (const [id, frame] of Object.entries(body.newFrames)) frames.set(Number(id), frame);
     body.samples.forEach((stack, i) => {
+      if (opts.range && !inRange(opts.range, times![bi][i])) return;
       const tid = body.threadIds ? String(body.threadIds[i]) : '-1';
       const sampled = stack.map((id) => frames.get(id)!);
       const keys = (opts.hideDebugger ? programStack(sampled) : sampled).map((f) => keyOf(f, groupBy));
@@ -134,8 +136,55 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
         if (keys.length) bump(s, keys[keys.length - 1], 0, 1);
       }
     });
-  }
+  });
   return { trees, stats };
+}
+
+/** Buckets of a timeline: from `origin`, `width` ms each; a range is the buckets [first, end). */
+export interface RefRange {
+  origin: number;
+  width: number;
+  first: number;
+  end: number;
+}
+
+/**
+ * The time of every sample, per body, as docs/PROFILING.md puts them: the samples of an event
+ * (spelled out, in order) evenly spaced from its startTime to its endTime.
+ */
+export function sampleTimes(bodies: ProfilingDataBody[]): number[][] {
+  return fromStacks(bodies).map((b) => {
+    const n = b.samples.length;
+    const t0 = b.startTime ?? b.endTime!, t1 = b.endTime ?? t0;
+    return b.samples.map((_, j) => (n > 1 ? t0 + (j * (t1 - t0)) / (n - 1) : t0));
+  });
+}
+
+function bucketOf(r: { origin: number; width: number }, t: number): number {
+  return Math.max(0, Math.floor((t - r.origin) / r.width));
+}
+
+function inRange(r: RefRange, t: number): boolean {
+  const b = bucketOf(r, t);
+  return b >= r.first && b < r.end;
+}
+
+/** Samples per bucket, of all threads ('all') or of each thread, one sample at a time. */
+export function referenceTimeline(bodies: ProfilingDataBody[], origin: number, width: number): Map<string, number[]> {
+  const times = sampleTimes(bodies);
+  const out = new Map<string, number[]>();
+  fromStacks(bodies).forEach((body, bi) =>
+    body.samples.forEach((_, i) => {
+      const b = bucketOf({ origin, width }, times[bi][i]);
+      for (const view of ['all', body.threadIds ? String(body.threadIds[i]) : '-1']) {
+        const counts = out.get(view) ?? [];
+        while (counts.length <= b) counts.push(0);
+        counts[b]++;
+        out.set(view, counts);
+      }
+    }),
+  );
+  return out;
 }
 
 /** The same shape, read from a model's tree. */
