@@ -8,6 +8,7 @@
 
 #include "app/cli/format_names.hpp"
 #include "app/cli/options.hpp"
+#include "app/cli/ps.hpp"
 #include "app/cli/sampling_flags.hpp"
 
 namespace dapprof::app::cli {
@@ -126,12 +127,26 @@ void add_top(CLI::App& app, int& exit_code) {
   });
 }
 
+void add_ps(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<PsOptions>();
+  auto* ps = app.add_subcommand(
+      "ps",
+      "List the running Python processes (pid, user, Python version, command line), this user's "
+      "first; ones this user cannot read (another user's, or non-dumpable) are marked");
+  ps->add_flag("-j,--json", options->json, "Print one JSON document instead of a table");
+  ps->callback([options, &exit_code] {
+    log_to_stderr();
+    exit_code = run_ps(*options);
+  });
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, int& exit_code) {
   add_dump(app, exit_code);
   add_record(app, exit_code);
   add_top(app, exit_code);
+  add_ps(app, exit_code);
 }
 
 }  // namespace dapprof::app::cli

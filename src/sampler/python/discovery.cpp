@@ -68,6 +68,13 @@ std::string find_version_string(std::string_view image, int major, int minor) {
   return "";
 }
 
+std::string version_in_maps(const std::vector<process::MapEntry>& maps) {
+  for (const process::MapEntry* entry : candidates(maps)) {
+    if (auto v = version_from_name(entry->path)) return fmt::format("{}.{}", v->first, v->second);
+  }
+  return "";
+}
+
 Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory& memory) {
   auto maps = process::read_maps(pid);
   if (!maps) return maps.error();

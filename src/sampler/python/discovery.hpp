@@ -4,8 +4,10 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "common/result.hpp"
+#include "sampler/process/maps.hpp"
 #include "sampler/process/memory.hpp"
 #include "sampler/python/objects.hpp"
 
@@ -23,6 +25,10 @@ struct Interpreter {
 // NoSuchProcess, NotPython (no libpython or python executable with _PyRuntime) or an error
 // saying why the version could not be determined. Does not check that the version is supported.
 Result<Interpreter> discover_interpreter(pid_t pid, const process::ProcessMemory& memory);
+
+// "3.X" of the interpreter a process's mappings name (libpython3.X or python3.X), or "" if none
+// does: a guess from file names alone, for listing processes without reading their memory.
+std::string version_in_maps(const std::vector<process::MapEntry>& maps);
 
 // Finds a version string "3.X.Y" followed by " (" (the start of sys.version) in a memory image;
 // returns "" if none. Exposed for tests.
