@@ -131,6 +131,7 @@ function createState() {
     config: {} as Record<string, unknown>,
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
     panels: [] as FakePanel[],
+    customEditors: new Map<string, unknown>(),
     /** Lines written to output channels, by channel name; and the channels shown. */
     output: new Map<string, string[]>(),
     outputShown: [] as string[],
@@ -209,6 +210,10 @@ export const vscodeStub = {
     showQuickPick: (items: Array<{ label: string }>) => (fake.quickPickItems.push(items.map((i) => i.label)), Promise.resolve(items.find((i) => i.label === fake.quickPick))),
     showSaveDialog: (options: unknown) => (fake.saveDialogs.push(options as FakeSaveOptions), Promise.resolve(fake.saveUri)),
     showTextDocument: (uri: Uri, options: { selection?: Range }) => (fake.shownDocuments.push({ uri, options }), Promise.resolve({})),
+    registerCustomEditorProvider(viewType: string, provider: unknown) {
+      fake.customEditors.set(viewType, provider);
+      return { dispose() {} };
+    },
     get activeTextEditor() {
       return fake.activeTextEditor;
     },
