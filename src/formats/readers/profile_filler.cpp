@@ -23,8 +23,10 @@ void ProfileFiller::add(std::vector<model::Frame> root_first, std::int64_t time_
   RootLabel root;
   std::size_t skip = 0;
   while (skip < root_first.size()) {
-    auto parsed = parse_root_label(root_first[skip].function, root);
-    if (!parsed || !root_first[skip].file.empty()) break;
+    // As written: a text label "thread (0x7f..)" was read as a function in a file.
+    const auto& f = root_first[skip];
+    auto parsed = f.line == 0 ? parse_root_label(frame_label(f), root) : std::nullopt;
+    if (!parsed) break;
     root = std::move(*parsed);
     ++skip;
   }
