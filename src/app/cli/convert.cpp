@@ -2,6 +2,7 @@
 // any format dapprof writes, or as the profilingData events that the VS Code extension shows.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 #include "adapter/profiling/output.hpp"
