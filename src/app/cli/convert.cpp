@@ -30,7 +30,8 @@ int run_convert(const ConvertOptions& o) {
     StreamOptions stream;
     stream.encoding = o.frames ? protocol::Encoding::Frames : protocol::Encoding::Stacks;
     stream.message =
-        fmt::format("Read from {} ({})", o.input, formats::input_format_name(read->format));
+        fmt::format("read from {} ({})", std::filesystem::path(o.input).filename().string(),
+                    formats::input_format_name(read->format));
     if (auto written = write_profile_stream(profile, std::cout, stream); !written) {
       fmt::print(stderr, "dapprof: error: {}\n", written.message());
       return 1;
