@@ -80,7 +80,9 @@ Json to_json(const ProfilingBatch& batch) {
   Json threads = Json::object();
   for (const auto& t : batch.threads) {
     // Assignment keeps the last definition of a thread when merged batches define it twice.
-    Json info = {{"name", t.name}, {"osThreadId", t.os_thread_id}, {"pid", t.pid}};
+    Json info = {{"name", t.name}, {"osThreadId", t.os_thread_id}};
+    // Unknown only for a profile read from a file that does not say (collapsed stacks).
+    if (t.pid > 0) info["pid"] = t.pid;
     if (t.thread_id != 0) info["pythonThreadId"] = std::to_string(t.thread_id);
     threads[std::to_string(t.os_thread_id)] = std::move(info);
   }

@@ -140,6 +140,33 @@ void add_ps(CLI::App& app, int& exit_code) {
   });
 }
 
+void add_convert(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<ConvertOptions>();
+  auto* convert = app.add_subcommand(
+      "convert",
+      "Read a profile file (speedscope, cpuprofile, or collapsed stacks as py-spy, flamegraph.pl "
+      "and dapprof write them; the format is told by the content) and write it in another format, "
+      "or as the profilingData events a live run sends (stream)");
+  convert->add_option("FILE", options->input, "The profile to read")->required();
+  auto names = format_names();
+  names.insert(names.begin(), "stream");
+  convert
+      ->add_option("-f,--format", options->format,
+                   "Output format: a format of record, or stream (DAP events as JSON lines)")
+      ->default_val("stream")
+      ->check(CLI::IsMember(names));
+  convert->add_option("-o,--output", options->output, "Output file (default: stdout)");
+  convert->add_flag("--frames", options->frames,
+                    "stream: each sample as its frame IDs instead of runs of stack IDs");
+  convert->add_flag("-t,--threads", options->threads, "Show thread ids in the output");
+  convert->add_flag("--hide-debugger", options->hide_debugger,
+                    "Leave out the frames of debugpy and pydevd");
+  convert->callback([options, &exit_code] {
+    log_to_stderr();
+    exit_code = run_convert(*options);
+  });
+}
+
 }  // namespace
 
 void add_commands(CLI::App& app, int& exit_code) {
@@ -147,6 +174,7 @@ void add_commands(CLI::App& app, int& exit_code) {
   add_record(app, exit_code);
   add_top(app, exit_code);
   add_ps(app, exit_code);
+  add_convert(app, exit_code);
 }
 
 }  // namespace dapprof::app::cli

@@ -51,3 +51,18 @@ int run_record(const RecordOptions& options);
 int run_top(const TopOptions& options);
 
 }  // namespace dapprof::app::cli
+
+namespace dapprof::app::cli {
+
+struct ConvertOptions {
+  std::string input;
+  std::string format = "stream";  // a record format, or the profilingData events
+  std::string output;             // empty or "-": stdout
+  bool frames = false;            // the stream as frame IDs per sample rather than stack IDs
+  bool threads = false;
+  bool hide_debugger = false;
+};
+
+int run_convert(const ConvertOptions& options);
+
+}  // namespace dapprof::app::cli

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import { DapprofAdapterFactory, DapprofConfigurationProvider } from './adapter';
 import { ProfilingController } from './controller';
+import { registerProfileFileEditors } from './profile-file';
 
 let controller: ProfilingController | undefined;
 
@@ -12,6 +13,7 @@ export function activate(context: vscode.ExtensionContext): ProfilingController 
     controller,
     vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory(context.extensionUri.fsPath)),
     vscode.debug.registerDebugConfigurationProvider('dapprof', new DapprofConfigurationProvider()),
+    ...registerProfileFileEditors(context.extensionUri),
   );
   return controller;
 }

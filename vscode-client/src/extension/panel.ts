@@ -29,7 +29,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, n
 </html>`;
 }
 
-function makeNonce(): string {
+export function makeNonce(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
   let s = '';
   for (let i = 0; i < 32; i++) s += chars[Math.floor(Math.random() * chars.length)];

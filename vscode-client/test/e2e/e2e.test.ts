@@ -55,6 +55,9 @@ const SHOTS = process.env.E2E_SCREENSHOTS ?? join(repoRoot, 'build/e2e-screensho
 const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FIXTURE = join(clientRoot, 'test/e2e/fixture/app.py');
 const SPAWNER = join(clientRoot, 'test/e2e/fixture/spawner.py');
+/** Profiles recorded by dapprof (tests/formats/fixtures/README.md), opened as files. */
+const SPEEDSCOPE_FIXTURE = join(repoRoot, 'tests/formats/fixtures/busy.speedscope.json');
+const COLLAPSED_FIXTURE = join(repoRoot, 'tests/formats/fixtures/busy-threads.txt');
 
 /** Generous for a loaded 2-core machine: VS Code's workbench alone takes 5 to 20 s to load there. */
 const LONG = 90_000;
@@ -176,6 +179,8 @@ before(async () => {
   mkdirSync(SHOTS, { recursive: true });
   copyFileSync(FIXTURE, program);
   copyFileSync(SPAWNER, spawner);
+  copyFileSync(SPEEDSCOPE_FIXTURE, join(workspace, 'busy.speedscope.json'));
+  copyFileSync(COLLAPSED_FIXTURE, join(workspace, 'busy.collapsed'));
   listenPort = await freePort();
   servePort = await freePort();
   rootPort = await freePort();
@@ -693,6 +698,52 @@ test(`a dapprof serve whose debugpy runs in a root of its own (${ROOT_LABEL}) de
     await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
     const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
+  });
+});
+
+/**
+ * Opens a profile file of the workspace with Quick Open, as a user would: its default editor is
+ * the flame graph, which dapprof fills from the file. Resolves to the samples the page shows.
+ */
+async function openProfileFile(name: string, expectedSamples: number, leaf: string, shotName: string): Promise<void> {
+  // Only this editor's page, so that the flame graph found is the file's.
+  await wb.runCommand('View: Close All Editors');
+  await page.keyboard.press('Control+p');
+  await page.locator('.quick-input-widget input').waitFor();
+  await page.keyboard.type(name);
+  await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first().waitFor();
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`.tab[data-resource-name="${name}"]`, { timeout: STEP });
+  const view = await wb.flame('busy.py', STEP);
+  await view.waitForState('Stopped', STEP);
+  const shown = await view.frame.evaluate(() => {
+    const app = (window as any).__dapprof;
+    const funcs: string[] = [];
+    app.model.funcs.forEach((f: any) => funcs.push(`${f.function} (${f.file})`));
+    return { samples: app.model.totals.sampleCount, funcs, stats: document.getElementById('stats')?.textContent ?? '' };
+  });
+  assert.equal(shown.samples, expectedSamples, `every sample of ${name}`);
+  assert.ok(shown.funcs.includes(`${leaf} (busy.py)`), `${leaf} in ${shown.funcs.join(', ')}`);
+  assert.match(shown.stats, new RegExp(`read from ${name.replace('.', '\\.')}`));
+  // The graph is drawn: the widest node of leaf_spin has a rectangle on the canvas.
+  const node = await view.node([leaf]);
+  assert.ok(node && node.w > 0, `${leaf} drawn`);
+  await screenshot(shotName);
+}
+
+test('a .speedscope.json file of the workspace opens as the flame graph', async (t) => {
+  await step(t, 'open-speedscope', async () => {
+    const doc = JSON.parse(readFileSync(SPEEDSCOPE_FIXTURE, 'utf8')) as { profiles: Array<{ weights: number[] }> };
+    const samples = doc.profiles.reduce((a, p) => a + p.weights.reduce((x, w) => x + w, 0), 0);
+    await openProfileFile('busy.speedscope.json', samples, 'leaf_spin', 'open-speedscope');
+  });
+});
+
+test('a .collapsed file of the workspace opens as the flame graph', async (t) => {
+  await step(t, 'open-collapsed', async () => {
+    const lines = readFileSync(COLLAPSED_FIXTURE, 'utf8').split('\n').filter((l) => l.trim());
+    const samples = lines.reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+    await openProfileFile('busy.collapsed', samples, 'sleeper', 'open-collapsed');
   });
 });
 

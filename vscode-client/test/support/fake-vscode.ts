@@ -197,6 +197,7 @@ function createState() {
     onVisibleEditorsChanged: new Emitter<FakeEditor[]>(),
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
     panels: [] as FakePanel[],
+    customEditors: new Map<string, unknown>(),
     /** Lines written to output channels, by channel name; and the channels shown. */
     output: new Map<string, string[]>(),
     outputShown: [] as string[],
@@ -287,6 +288,10 @@ export const vscodeStub = {
     showQuickPick: (items: Array<{ label: string }>) => (fake.quickPickItems.push(items.map((i) => i.label)), Promise.resolve(items.find((i) => i.label === fake.quickPick))),
     showSaveDialog: (options: unknown) => (fake.saveDialogs.push(options as FakeSaveOptions), Promise.resolve(fake.saveUri)),
     showTextDocument: (uri: Uri, options: { selection?: Range }) => (fake.shownDocuments.push({ uri, options }), Promise.resolve({})),
+    registerCustomEditorProvider(viewType: string, provider: unknown) {
+      fake.customEditors.set(viewType, provider);
+      return { dispose() {} };
+    },
     get activeTextEditor() {
       return fake.activeTextEditor;
     },
