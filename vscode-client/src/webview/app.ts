@@ -5,6 +5,8 @@
 // (kept choices), scheduler.ts.
 
 import { CallNode, GroupBy, KeyInfo, ProfileModel, threadLabel } from '../model/profile';
+import type { ProfilingDataBody } from '../model/protocol';
+import { DiffView } from './diff';
 import { FlameGraph } from './flame';
 import { Input } from './input';
 import type { FromWebview, RunInfo, StoppedInfo, ToWebview } from './messages';
@@ -47,6 +49,11 @@ export class App {
   /** Number of graph draws (tests read it, and frameRequests). */
   drawCount = 0;
 
+  /** The differential view against a baseline (diff.ts); earlier runs this page saw, oldest first, to pick one from. */
+  readonly diff = new DiffView();
+  readonly runs: Array<{ label: string; bodies: ProfilingDataBody[] }> = [];
+  private bodies: ProfilingDataBody[] = [];
+  private baselineIndex = -1;
   readonly graph: FlameGraph;
   private readonly toolbar: Toolbar;
   private readonly nav: Navigation;
@@ -88,6 +95,7 @@ export class App {
       groupBy: (g) => this.setGroupBy(g),
       hideDebugger: (h) => this.setHideDebugger(h),
       resetZoom: () => this.resetZoom(),
+      baseline: (i) => (i < 0 ? this.setBaseline(null) : this.setBaseline(this.runs[i].bodies, this.runs[i].label, i)),
     });
     const canvas = el('canvas', { id: 'flame' });
     this.overlayEl = el('div', { id: 'overlay', className: 'overlay' });
@@ -112,8 +120,9 @@ export class App {
         { className: 'app' },
         this.toolbar.element,
         this.timeline.element,
+        this.diff.legendEl,
         this.nav.crumbsEl,
-        el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element)),
+        el('div', { className: 'main' }, this.graphEl, el('div', { className: 'table-wrap' }, this.table.element, this.diff.element)),
         this.nav.detailsEl,
         this.tooltip.element,
         this.announceEl,
@@ -141,6 +150,7 @@ export class App {
         break;
       case 'data':
         this.model.addBatch(msg.body);
+        this.bodies.push(msg.body);
         if (this.state === 'waiting' || this.state === 'idle') this.state = 'live';
         break;
       case 'replay':
@@ -148,6 +158,7 @@ export class App {
         this.reset();
         this.run = msg.run;
         for (const body of msg.bodies) this.model.addBatch(body);
+        this.bodies = [...msg.bodies];
         this.omittedSamples = msg.omittedSamples;
         this.stopped = msg.stopped;
         this.errorMessage = msg.error ?? '';
@@ -167,12 +178,25 @@ export class App {
       case 'reveal':
         this.reveal(msg);
         return;
+      case 'baseline':
+        this.setBaseline(msg.bodies, msg.label);
+        return;
     }
     this.uiDirty = true;
     this.invalidate();
   }
 
   private reset(): void {
+    // The run shown so far becomes one to compare with (a few kept: each holds its bodies).
+    if (this.bodies.length > 0) {
+      this.runs.push({ label: `run ${this.runs.length + 1}${this.run ? ` (${this.run.session})` : ''}`, bodies: this.bodies });
+      if (this.runs.length > 5) {
+        this.runs.shift();
+        if (this.baselineIndex >= 0) this.baselineIndex--;
+      }
+      this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex);
+    }
+    this.bodies = [];
     this.model = new ProfileModel();
     this.nav.clear();
     this.table.clear();
@@ -234,6 +258,8 @@ export class App {
     const width = this.graphEl.clientWidth;
     const height = Math.max(this.graphEl.clientHeight, this.graph.contentHeight());
     this.graph.rootLabel = this.thread === undefined ? 'all threads' : threadLabel(this.thread, this.model.threads.get(this.thread));
+    this.diff.update(this.graph.tree, this.model, this.groupBy, this.thread, this.hideDebugger, this.graph.palette, `${this.model.version}:${this.groupBy}:${this.thread}:${this.hideDebugger}:${this.graph.palette.kind}`);
+    this.graph.colourHook = this.diff.baseline ? (n) => this.diff.colourOf(n) : null;
     this.graph.draw(width, height);
     this.drawCount++;
     const overlay = overlayText(this.state, this.graph.tree?.root.total ?? 0, this.thread !== undefined, this.idleMessage, this.errorMessage);
@@ -279,6 +305,19 @@ export class App {
     this.range = r;
     this.model.setRange(r);
     this.graph.hovered = null;
+    this.changed();
+  }
+
+  /**
+   * Shows the graph as a differential flame graph against a baseline: the profilingData bodies of
+   * another run (an earlier one of this page's, at `index` of runs, or one from elsewhere), or the
+   * normal colours again for null.
+   */
+  setBaseline(bodies: readonly ProfilingDataBody[] | null, label = 'baseline', index = -1): void {
+    this.diff.setBaseline(bodies, label);
+    this.baselineIndex = bodies === null ? -1 : index;
+    this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex);
+    this.table.element.hidden = bodies !== null;
     this.changed();
   }
 

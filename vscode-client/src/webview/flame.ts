@@ -34,6 +34,8 @@ export class FlameGraph {
   zoomPath: number[] = [];
   /** Key predicate of the search; null when no search is active. */
   matches: ((key: number) => boolean) | null = null;
+  /** When set, the fill of every non-root node (a diff's colours, webview/diff.ts); a search's still win. */
+  colourHook: ((node: CallNode) => string) | null = null;
   hovered: CallNode | null = null;
   /** The node of the keyboard's focus (arrow keys), ringed while the graph has the focus. */
   focused: CallNode | null = null;
@@ -129,7 +131,7 @@ export class FlameGraph {
   fillOf(node: CallNode): string {
     if (node.parent === null) return rgbCss(mutedRgb(this.palette.kind));
     if (this.matches) return this.matches(node.key) ? this.palette.match : rgbCss(mutedRgb(this.palette.kind));
-    return this.nodeColor(node);
+    return this.colourHook ? this.colourHook(node) : this.nodeColor(node);
   }
 
   draw(cssWidth: number, cssHeight: number): DrawStats {
@@ -316,6 +318,7 @@ export class FlameGraph {
   private pixelOf(node: CallNode): number {
     if (node.parent === null) return this.mutedPixel;
     if (this.matches) return this.matches(node.key) ? this.matchPixel : this.mutedPixel;
+    if (this.colourHook) return packedPixel(this.colourHook(node));
     const k = node.key;
     if (k >= this.keyPixel.length) {
       const a = new Uint32Array(Math.max(k + 1, this.keyPixel.length * 2));

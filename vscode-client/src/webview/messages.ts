@@ -33,7 +33,9 @@ export type ToWebview =
   | { type: 'stopped'; stopped: StoppedInfo }
   | { type: 'error'; message: string }
   /** Zoom into and focus the node of a function (or of one of its lines) that has the most samples. */
-  | { type: 'reveal'; file: string; function: string; line?: number };
+  | { type: 'reveal'; file: string; function: string; line?: number }
+  /** Compare with a baseline: the profilingData bodies of another run (a file's, say), or none (null). */
+  | { type: 'baseline'; label: string; bodies: ProfilingDataBody[] | null };
 
 /**
  * Webview -> extension. The page tells its "Hide debugger" choice when it loads and when it

@@ -16,6 +16,8 @@ export interface ToolbarEvents {
   groupBy(g: GroupBy): void;
   hideDebugger(hide: boolean): void;
   resetZoom(): void;
+  /** A baseline run was picked (its index in the list given to showBaselines), or none (-1). */
+  baseline(index: number): void;
 }
 
 /** What the header says about the run. */
@@ -78,6 +80,7 @@ export class Toolbar {
   private readonly threadEl: HTMLSelectElement;
   private readonly groupEl: HTMLSelectElement;
   private readonly debuggerEl: HTMLInputElement;
+  readonly baselineEl = el('select', { id: 'baseline', title: 'Compare with an earlier run: a differential flame graph' });
   private threadsShown = '';
 
   constructor(initial: { groupBy: GroupBy; hideDebugger: boolean }, events: ToolbarEvents) {
@@ -112,6 +115,7 @@ export class Toolbar {
       this.threadEl,
       this.groupEl,
       debuggerLabel,
+      this.baselineEl,
       this.resetEl,
     );
 
@@ -127,6 +131,9 @@ export class Toolbar {
     this.groupEl.addEventListener('change', () => events.groupBy(this.groupEl.value as GroupBy));
     this.debuggerEl.addEventListener('change', () => events.hideDebugger(this.debuggerEl.checked));
     this.resetEl.addEventListener('click', () => events.resetZoom());
+    this.baselineEl.setAttribute('aria-label', 'Baseline to compare with');
+    this.showBaselines([], -1);
+    this.baselineEl.addEventListener('change', () => events.baseline(Number(this.baselineEl.value)));
   }
 
   showSearch(q: string): void {
@@ -140,6 +147,14 @@ export class Toolbar {
   }
   showHideDebugger(hide: boolean): void {
     this.debuggerEl.checked = hide;
+  }
+
+  /** The baseline choices: "No baseline" and the earlier runs, newest first; `current` picked. */
+  showBaselines(labels: string[], current: number): void {
+    const opts = [el('option', { value: '-1', textContent: 'No baseline' })];
+    for (let i = labels.length - 1; i >= 0; i--) opts.push(el('option', { value: String(i), textContent: `vs ${labels[i]}` }));
+    this.baselineEl.replaceChildren(...opts);
+    this.baselineEl.value = String(current);
   }
 
   /** Forgets the thread list, so that the next refresh rebuilds it. */

@@ -76,7 +76,7 @@ for (const theme of THEME_NAMES) {
       if (!checkbox) assert.notEqual(ring[0], 'none', `${f} shows its focus`);
       if (!checkbox) assert.ok(near(parseColor(ring[1])!, parseColor(THEME_FOCUS[theme])!), `${f} ring ${ring[1]}`);
     }
-    for (const c of ['#search', '#thread', '#group', '#hide-debugger', 'button.crumb', '#graph', 'th.self', 'th.total', 'tr'])
+    for (const c of ['#search', '#thread', '#group', '#hide-debugger', '#baseline', 'button.crumb', '#graph', 'th.self', 'th.total', 'tr'])
       assert.ok(order.includes(c), `${c} in the tab order: ${order.join(' ')}`);
     assert.ok(order.indexOf('#search') < order.indexOf('#graph') && order.indexOf('#graph') < order.indexOf('th.self'), order.join(' '));
 

@@ -177,7 +177,7 @@ test('keyboard: Tab reaches the strip; arrows pick and move a range, Shift widen
   await feed(page, SYNTH);
   const n = (await timelineOf(page)).all.length;
   // After the toolbar's last control (Reset zoom is disabled when not zoomed).
-  await page.focus('#hide-debugger');
+  await page.focus('#baseline');
   await page.keyboard.press('Tab');
   if ((await page.evaluate(() => document.activeElement!.id)) === 'reset') await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement!.id), 'timeline');

@@ -376,3 +376,28 @@ export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?
   }
   return { sampleCount, lines, funcs };
 }
+
+/**
+ * A differential profile, naively: each root path's share of all samples in both profiles
+ * (paths of function names, summed where names repeat) and their difference.
+ */
+export function referenceDiff(current: ProfilingDataBody[], baseline: ProfilingDataBody[], groupBy: GroupBy, hideDebugger = true): Map<string, { current: number; baseline: number; delta: number }> {
+  const shares = (bodies: ProfilingDataBody[]) => {
+    const tree = referenceAggregate(bodies, groupBy, { hideDebugger }).trees.get('all') ?? new Map<string, RefNode>();
+    const all = tree.get('')?.total ?? 0;
+    const out = new Map<string, number>();
+    for (const [path, n] of tree) if (path !== '') out.set(path, n.total / all);
+    return out;
+  };
+  const cur = shares(current), base = shares(baseline);
+  const out = new Map<string, { current: number; baseline: number; delta: number }>();
+  for (const path of new Set([...cur.keys(), ...base.keys()])) {
+    const names = path.split(' > ').map((k) => k.split('|')[0]).join(' > ');
+    const r = out.get(names) ?? { current: 0, baseline: 0, delta: 0 };
+    r.current += cur.get(path) ?? 0;
+    r.baseline += base.get(path) ?? 0;
+    r.delta = r.current - r.baseline;
+    out.set(names, r);
+  }
+  return out;
+}
