@@ -45,4 +45,4 @@ fi
 rm -f "$output"
 # The stage has no node_modules: the extension has no runtime dependencies for vsce to list.
 (cd "$stage" && "$client/node_modules/.bin/vsce" package --no-dependencies --skip-license \
-  --allow-missing-repository "${target[@]}" --out "$output")
+  --allow-missing-repository --no-rewrite-relative-links "${target[@]}" --out "$output")

@@ -43,7 +43,7 @@ node scripts/build.mjs --production --tests || fail "build failed"
 
 log "package the .vsix"
 rm -f build/dapprof.vsix
-npx vsce package --skip-license --allow-missing-repository -o build/dapprof.vsix >build/vsce.log 2>&1 || { cat build/vsce.log; fail "vsce package failed"; }
+npx vsce package --skip-license --allow-missing-repository --no-rewrite-relative-links -o build/dapprof.vsix >build/vsce.log 2>&1 || { cat build/vsce.log; fail "vsce package failed"; }
 
 log "tests"
 mkdir -p build
