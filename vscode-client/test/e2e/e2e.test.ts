@@ -701,6 +701,26 @@ test(`a dapprof serve whose debugpy runs in a root of its own (${ROOT_LABEL}) de
   });
 });
 
+test('the panel compares its last run with an earlier one: a differential flame graph, then the normal colours again', async (t) => {
+  await step(t, 'diff-baseline', async () => {
+    // The runs above went through the same panel: the last is shown, the earlier ones are baselines.
+    const f = flame!.frame;
+    const options = await f.$$eval('#baseline option', (os) => os.map((o) => o.textContent ?? ''));
+    assert.ok(options.length >= 2 && options[0] === 'No baseline', `baselines offered: ${options.join(' | ')}`);
+    await f.focus('#baseline');
+    await page.keyboard.press('ArrowDown');
+    await f.waitForFunction(() => (window as any).__dapprof.diff.baseline !== null && document.querySelectorAll('#diff-table tbody tr').length > 0);
+    assert.match((await f.textContent('#diff-legend')) ?? '', /^Compared with run \d+/);
+    // Rows of the program's functions, each with its share now, in the baseline, and the change.
+    const rows = await f.$$eval('#diff-table tbody tr', (trs) => trs.map((tr) => [(tr as HTMLElement).dataset.path ?? '', Number((tr as HTMLElement).dataset.delta)] as [string, number]));
+    assert.ok(rows.some(([p]) => /\bfibonacci$/.test(p)), 'fibonacci in the change table');
+    for (let i = 1; i < rows.length; i++) assert.ok(Math.abs(rows[i - 1][1]) >= Math.abs(rows[i][1]), 'rows by change');
+    await screenshot('e2e-diff');
+    await page.keyboard.press('ArrowUp');
+    await f.waitForFunction(() => (window as any).__dapprof.diff.baseline === null && !document.getElementById('table')!.hidden);
+  });
+});
+
 /**
  * Opens a profile file of the workspace with Quick Open, as a user would: its default editor is
  * the flame graph, which dapprof fills from the file. Resolves to the samples the page shows.
