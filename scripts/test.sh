@@ -23,7 +23,8 @@ phase "the Debian unstable root"
 # A compiler cache kept outside the clone, beside the unstable root's: a run recompiles only what
 # changed since the last one (three builds of everything would not fit the budget otherwise).
 # Paths are hashed relative to the clone and its directory not at all, so that a new clone
-# elsewhere still hits; the cost is debug info naming the first clone's directory.
+# elsewhere still hits; the cost is debug info naming the first clone's directory (the native
+# tests' extensions, whose source paths are checked, are compiled without it).
 export CCACHE_DIR="${DAPPROF_CCACHE_DIR:-/var/cache/dapprof/ccache}" CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=6G
 export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
 mkdir -p "$CCACHE_DIR"
