@@ -307,9 +307,11 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds,
   }
   if (max_dapprof && reads) {
     fmt::print(
-        "    rate at 100 kHz asked / reads-only loop: {}  [goal >= 0.90, or >= 250,000/s "
-        "at depth 3, >= 30,000/s at depth 100]\n",
-        ratio(max_dapprof->samples_per_s, reads->samples_per_s));
+        // What the sampler could reach is the lower of the rate asked and the reads' own rate:
+        // a loop doing only the reads is never held to a schedule.
+        "    rate at 100 kHz asked / min(100 kHz, reads-only loop): {}  [goal >= 0.90; "
+        ">= 30,000/s at depth 100]\n",
+        ratio(max_dapprof->samples_per_s, std::min(100000.0, reads->samples_per_s)));
   }
   if (max_austin && max_dapprof) {
     fmt::print("    rate at 100 kHz asked, dapprof / austin: {}\n",
