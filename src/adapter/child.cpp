@@ -42,12 +42,32 @@ void Reaper::watch(pid_t pid, OnExit on_exit) {
   asio::post(io_, [this] { reap(); });
 }
 
+namespace {
+
+// Whether `pid` has exited, leaving its status where waitpid finds it. A program that a
+// profile-only session launched is also traced by the sampler (blocking mode pauses it with
+// ptrace), and a tracer's waitpid reports its tracees' ptrace stops too: reaping those would
+// take the stop the sampler waits for and mistake it for an exit. WNOWAIT only looks.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0)
+    return errno == ECHILD;  // reaped already (a sampler's wait on a thread it traced)
+  return info.si_pid == pid &&
+         (info.si_code == CLD_EXITED || info.si_code == CLD_KILLED || info.si_code == CLD_DUMPED);
+}
+
+}  // namespace
+
 void Reaper::reap() {
   std::vector<std::pair<OnExit, int>> exited;
   {
     std::lock_guard lock(mutex_);
     for (auto it = children_.begin(); it != children_.end();) {
       int status = 0;
+      if (!has_exited(it->first)) {
+        ++it;
+        continue;
+      }
       const pid_t r = ::waitpid(it->first, &status, WNOHANG);
       if (r == it->first || (r < 0 && errno == ECHILD)) {
         spdlog::debug("child {} exited (status {:#x})", it->first, status);
@@ -148,17 +168,20 @@ struct Pipe {
 Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
                                                           const std::vector<std::string>& argv,
                                                           const std::vector<std::string>& extra_env,
-                                                          Pipes& pipes, Reaper::OnExit on_exit) {
-  if (argv.empty()) return Error{"no adapter command to run", ErrorCode::InvalidArgument};
-  Pipe in, out;
-  if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0)
-    return Error{
-        fmt::format("cannot create pipes for the debug adapter: {}", std::strerror(errno))};
+                                                          Pipes& pipes, Reaper::OnExit on_exit,
+                                                          const Setup& setup) {
+  if (argv.empty()) return Error{"no command to run", ErrorCode::InvalidArgument};
+  Pipe in, out, err;
+  if (::pipe2(in.fd, O_CLOEXEC) != 0 || ::pipe2(out.fd, O_CLOEXEC) != 0 ||
+      (setup.capture_stderr && ::pipe2(err.fd, O_CLOEXEC) != 0))
+    return Error{fmt::format("cannot create pipes for {}: {}", setup.what, std::strerror(errno))};
 
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, in.fd[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out.fd[1], STDOUT_FILENO);
+  if (setup.capture_stderr) posix_spawn_file_actions_adddup2(&actions, err.fd[1], STDERR_FILENO);
+  if (!setup.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, setup.cwd.c_str());
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   // The daemon ignores SIGPIPE and blocks nothing; give the child default dispositions.
@@ -189,9 +212,9 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
   }
   for (std::size_t i = 0; i < extra_env.size(); ++i) {
     const std::string_view key = key_of(extra_env[i]);
-    const bool overridden = std::any_of(extra_env.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                                        extra_env.end(),
-                                        [&](const std::string& x) { return key_of(x) == key; });
+    const bool overridden =
+        std::any_of(extra_env.begin() + static_cast<std::ptrdiff_t>(i) + 1, extra_env.end(),
+                    [&](const std::string& x) { return key_of(x) == key; });
     if (!overridden) env.push_back(const_cast<char*>(extra_env[i].c_str()));
   }
   env.push_back(nullptr);
@@ -201,11 +224,12 @@ Result<std::unique_ptr<ChildProcess>> ChildProcess::spawn(Reaper& reaper,
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
-    return Error{fmt::format("cannot start the debug adapter '{}': {} (set --python or check PATH)",
-                             argv[0], std::strerror(rc))};
+    return Error{fmt::format("cannot start {} '{}': {} {}", setup.what, argv[0], std::strerror(rc),
+                             setup.hint)};
   reaper.watch(pid, std::move(on_exit));
   pipes.to_child = in.release(1);
   pipes.from_child = out.release(0);
+  if (setup.capture_stderr) pipes.errors_from = err.release(0);
   return std::make_unique<ChildProcess>(reaper, pid);
 }
 

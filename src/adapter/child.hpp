@@ -1,7 +1,8 @@
 #pragma once
-// Child processes (the spawned debug adapter): argv exec with pipes, never a shell. The Reaper
-// collects exits on SIGCHLD inside the io_context, so the I/O thread never blocks in waitpid.
-// A released child that does not exit by itself is escalated: SIGTERM, then SIGKILL.
+// Child processes (the spawned debug adapter, a profile-only session's program): argv exec with
+// pipes, never a shell. The Reaper collects exits on SIGCHLD inside the io_context, so the I/O
+// thread never blocks in waitpid. A released child that does not exit by itself is escalated:
+// SIGTERM, then SIGKILL.
 #include <sys/types.h>
 
 #include <asio.hpp>
@@ -56,14 +57,28 @@ class Reaper {
 class ChildProcess {
  public:
   struct Pipes {
-    int to_child = -1;    // its stdin
-    int from_child = -1;  // its stdout
+    int to_child = -1;     // its stdin
+    int from_child = -1;   // its stdout
+    int errors_from = -1;  // its stderr, with Setup::capture_stderr (else it shares ours)
+  };
+  struct Setup {
+    std::string cwd;                         // empty: ours
+    bool capture_stderr = false;             // a pipe of its own (a profiled program's output)
+    std::string what = "the debug adapter";  // for error messages
+    std::string hint = "(set --python or check PATH)";
   };
   // argv[0] is looked up on PATH; extra_env entries (KEY=VALUE) are added to our environment.
   static Result<std::unique_ptr<ChildProcess>> spawn(Reaper& reaper,
                                                      const std::vector<std::string>& argv,
                                                      const std::vector<std::string>& extra_env,
-                                                     Pipes& pipes, Reaper::OnExit on_exit);
+                                                     Pipes& pipes, Reaper::OnExit on_exit,
+                                                     const Setup& setup);
+  static Result<std::unique_ptr<ChildProcess>> spawn(Reaper& reaper,
+                                                     const std::vector<std::string>& argv,
+                                                     const std::vector<std::string>& extra_env,
+                                                     Pipes& pipes, Reaper::OnExit on_exit) {
+    return spawn(reaper, argv, extra_env, pipes, std::move(on_exit), Setup{});
+  }
   ChildProcess(Reaper& reaper, pid_t pid) : reaper_(reaper), pid_(pid) {}
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;

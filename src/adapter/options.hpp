@@ -25,6 +25,9 @@ struct UpstreamOptions {
   std::optional<HostPort> connect;           // instead: a debugpy that listens
   std::vector<std::string> adapter_command;  // instead: this argv (benchmarks, other adapters)
   std::vector<std::string> env;              // extra KEY=VALUE for the spawned adapter
+  // instead: no debugger, dapprof's own adapter (profile_only/adapter.hpp); `python` runs the
+  // programs it launches
+  bool profile_only = false;
 };
 
 struct Options {

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <spdlog/spdlog.h>
 
+#include "adapter/profile_only/adapter.hpp"
+
 namespace dapprof::adapter {
 namespace {
 constexpr auto kShutdownPoll = std::chrono::milliseconds(20);
@@ -17,7 +19,10 @@ Runtime::Runtime(const Options& options)
     : options_(options), reaper_(io_), stop_signals_(io_, SIGINT, SIGTERM), shutdown_timer_(io_) {
   // A peer that goes away mid-write must be an error code, not a dead daemon.
   ::signal(SIGPIPE, SIG_IGN);
-  connector_ = make_upstream_connector(options_.upstream, reaper_, options_.max_message_size);
+  connector_ = options_.upstream.profile_only
+                   ? profile_only::make_connector(reaper_, options_.max_message_size,
+                                                  options_.upstream.python)
+                   : make_upstream_connector(options_.upstream, reaper_, options_.max_message_size);
   stop_signals_.async_wait([this](const asio::error_code& ec, int signal) {
     if (ec) return;
     spdlog::info("received signal {}, shutting down", signal);

@@ -105,3 +105,23 @@ def test_non_dumpable_debuggee_is_refused_with_the_fix(procs, user, their_dappro
     assert "same user as the target" not in message, message
     assert client.call("threads")["success"]
     finish(client, proc, stop_file)
+
+
+def test_profile_only_attach_to_another_users_process_says_the_fix(procs, tmp_path, user,
+                                                                   their_dapprof):
+    # No debugger at all: the user's profile-only dapprof is asked to attach to root's program.
+    stop_file = tmp_path / "stop"
+    target = procs.start([DEBIAN_PYTHON, str(TARGET), str(stop_file), "60"],
+                         stdin=subprocess.DEVNULL)
+    _, client = start_stdio(procs, "--profile-only", user=user, binary=their_dapprof,
+                            env=user.env())
+    client.call("initialize", {"clientID": "dapprof-tests", "adapterID": "dapprof-profile"})
+    message = refused_with(client.call("attach", {"processId": target.pid}), target.pid, user)
+    assert "The process belongs to another user (uid 0)" in message, message
+    # The session goes on: the user's own program can be profiled in it.
+    program = user.copy_in(FIXTURES / "chatty_exit.py")
+    assert client.call("launch", {"program": str(program), "python": SYSTEM_PYTHON,
+                                  "args": ["0"]})["success"]
+    assert client.wait_event("terminated", 30)
+    stop_file.write_text("stop")
+    assert target.wait(timeout=20) == 0

@@ -13,6 +13,7 @@
 
 #include "app/cli/proc_info.hpp"
 #include "sampler/process/maps.hpp"
+#include "sampler/process/permissions.hpp"
 #include "sampler/python/discovery.hpp"
 
 namespace dapprof::app::cli {
@@ -62,6 +63,7 @@ std::optional<PythonProcessEntry> inspect(pid_t pid) {
   } else {
     if (!names_python(entry.command)) return std::nullopt;
     entry.version = version_in_name(entry.command);
+    entry.why = sampler::process::permission_denied_message(pid, "read its memory");
   }
   entry.user = user_name(entry.uid);
   entry.own = entry.uid == geteuid();
@@ -98,6 +100,7 @@ int run_ps(const PsOptions& options) {
                       {"version", p.version.empty() ? Json() : Json(p.version)},
                       {"own", p.own},
                       {"readable", p.readable}});
+      if (!p.readable) list.back()["why"] = p.why;
     }
     std::cout << Json{{"processes", list}}.dump(2) << '\n';
     return 0;

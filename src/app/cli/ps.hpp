@@ -17,6 +17,8 @@ struct PythonProcessEntry {
   bool own = false;                  // the same user as the caller
   // Whether this user can read its mappings; a process that cannot be read cannot be sampled.
   bool readable = false;
+  // When it cannot be read: why, and what would let dapprof read it (for a client to show).
+  std::string why;
 };
 
 // The caller's own processes first, then by pid. A process whose mappings cannot be read is

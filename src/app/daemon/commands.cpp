@@ -23,8 +23,14 @@ void add_common(CLI::App& cmd, Parsed& p) {
   cmd.add_option("--python", o.upstream.python,
                  "Python interpreter that runs `-m debugpy.adapter` for each session")
       ->capture_default_str();
-  cmd.add_option("--connect", p.connect,
-                 "HOST:PORT of a debugpy that listens (debugpy.listen) instead of spawning one");
+  auto* connect = cmd.add_option(
+      "--connect", p.connect,
+      "HOST:PORT of a debugpy that listens (debugpy.listen) instead of spawning one");
+  cmd.add_flag("--profile-only", o.upstream.profile_only,
+               "No debugger: each session's launch starts a Python program (with --python "
+               "unless the configuration names one) and attach names a running Python process "
+               "(processId), which are profiled and otherwise left alone")
+      ->excludes(connect);
   // One value per --env (repeat it for more): a vector option taking several values would also
   // swallow the words after it, and a `--` that follows would end only that option, leaving the
   // adapter command's own options (`--log-dir D`) to be parsed as dapprof's.

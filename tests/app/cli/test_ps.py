@@ -34,7 +34,7 @@ def test_lists_a_started_python_and_not_a_non_python_process(dapprof, start_targ
         assert entry is not None, processes
         assert entry["version"] == "3.11"
         assert entry["command"] == [DEBIAN_PYTHON, str(FIXTURE)]
-        assert entry["own"] is True and entry["readable"] is True
+        assert entry["own"] is True and entry["readable"] is True and "why" not in entry
         assert by_pid(processes, sleeper.pid) is None
         # This user's processes come first.
         owns = [p["own"] for p in processes]
@@ -66,3 +66,5 @@ def test_another_users_python_is_marked_unreadable(user, dapprof, start_target):
     assert entry["readable"] is False and entry["own"] is False
     assert entry["user"] == "root"
     assert entry["version"] == "3.11"  # from the command's name, python3.11
+    # Why, and the fix, as a client shows it beside the entry.
+    assert "belongs to another user (uid 0)" in entry["why"] and "CAP_SYS_PTRACE" in entry["why"]
