@@ -3,11 +3,13 @@
 # (test/e2e/package-lock.json, kept apart from the extension's own dependencies since code-server
 # is about 320 MB), packages the .vsix, and runs test/e2e/e2e.test.ts: code-server with the
 # extension installed, driven in Debian's headless Chromium, debugging and profiling
-# test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN. With
+# test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN; then
+# test/e2e/profile-only.test.ts, a code-server of its own, profiling without a debugger
+# (dapprof stdio --profile-only). E2E_TESTS="e2e" or "profile-only" runs only that one. With
 # DAPPROF_PLATFORM_VSIX (the release build's dapprof-linux-x64-VERSION.vsix), then
 # test/e2e/bundled.test.ts: that .vsix alone, without dapprof.path, runs the dapprof inside it.
 #
-#   DAPPROF_BIN=build/default/src/dapprof [DAPPROF_PLATFORM_VSIX=...vsix] vscode-client/scripts/e2e.sh
+#   DAPPROF_BIN=build/default/src/dapprof [DAPPROF_PLATFORM_VSIX=...vsix] [E2E_TESTS=profile-only] vscode-client/scripts/e2e.sh
 #
 # Needs Debian's chromium, ripgrep (its rg stands in for the one code-server would download)
 # and python3-debugpy; when run as root the missing ones are installed. Screenshots go to
@@ -84,7 +86,7 @@ export CODE_SERVER_BIN=$e2e/node_modules/.bin/code-server
 
 log "bundle the tests"
 bundles=$e2e/node_modules/.e2e
-node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
+node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/profile-only.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
   --target=node20 --external:playwright-core --sourcemap=inline --log-level=warning --outdir="$bundles" \
   || fail "bundling the tests failed"
 
@@ -94,20 +96,32 @@ export E2E_SCREENSHOTS=$repo/build/e2e-screenshots
 export DAPPROF_VSIX=$client/build/dapprof.vsix
 # If the test is killed before its own cleanup, end code-server's process group here. The test
 # writes the group's id once code-server runs, and removes it once the group has ended.
-rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
+rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
 cleanup() {
   local f
-  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
+  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
     [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
   done
   return 0
 }
 trap cleanup EXIT
 
-log "run"
-timeout --kill-after=10 300 node --test --test-reporter=spec "$bundles/e2e.test.js"
-rc=$?
-cleanup
+tests=" ${E2E_TESTS:-e2e profile-only} "
+rc=0
+if [[ $tests == *" e2e "* ]]; then
+  log "run"
+  timeout --kill-after=10 300 node --test --test-reporter=spec "$bundles/e2e.test.js"
+  rc=$?
+  cleanup
+fi
+if [[ $tests == *" profile-only "* ]]; then
+  # Its own code-server; it adds its screenshots to those of e2e.test.js.
+  [[ $tests == *" e2e "* ]] || { rm -rf "$E2E_SCREENSHOTS"; mkdir -p "$E2E_SCREENSHOTS"; }
+  log "run the profile-only steps"
+  timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/profile-only.test.js"
+  prc=$?
+  cleanup
+fi
 if [[ -n "${DAPPROF_PLATFORM_VSIX:-}" ]]; then
   log "run the platform .vsix alone"
   timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/bundled.test.js"
@@ -120,8 +134,12 @@ if ((rc != 0)); then
   echo "e2e failed; code-server's log, settings and workspace are in $E2E_RUN_DIR/" >&2
   exit 1
 fi
+if ((${prc:-0} != 0)); then
+  echo "the profile-only e2e failed; its run directory is $E2E_RUN_DIR-profile/" >&2
+  exit 1
+fi
 if ((${brc:-0} != 0)); then
   echo "e2e of the platform .vsix failed; its run directory is $E2E_RUN_DIR-bundled/" >&2
   exit 1
 fi
-rm -rf "$E2E_RUN_DIR" "$E2E_RUN_DIR-bundled"
+rm -rf "$E2E_RUN_DIR" "$E2E_RUN_DIR-profile" "$E2E_RUN_DIR-bundled"

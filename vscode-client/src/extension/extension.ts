@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { DapprofAdapterFactory, DapprofConfigurationProvider } from './adapter';
 import { ProfilingController } from './controller';
 import { registerProfileFileEditors } from './profile-file';
+import { registerProfileOnly } from './profile-only';
 
 let controller: ProfilingController | undefined;
 
@@ -14,6 +15,7 @@ export function activate(context: vscode.ExtensionContext): ProfilingController 
     vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory(context.extensionUri.fsPath)),
     vscode.debug.registerDebugConfigurationProvider('dapprof', new DapprofConfigurationProvider()),
     ...registerProfileFileEditors(context.extensionUri),
+    ...registerProfileOnly(controller, context.extensionUri.fsPath),
   );
   return controller;
 }

@@ -2,6 +2,7 @@
 
 import * as vscode from 'vscode';
 import type { FromWebview, ToWebview } from '../webview/messages';
+import { pickBaselineFile } from './baseline-file';
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, nonce: string): string {
   const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview.js'));
@@ -94,6 +95,8 @@ export class FlameGraphPanel {
         this.host.onThread(typeof m.thread === 'number' ? m.thread : undefined);
       } else if (m?.type === 'openSource' && typeof m.file === 'string') {
         this.host.onOpenSource(m.file, Number(m.line) || 0);
+      } else if (m?.type === 'pickBaseline') {
+        void pickBaselineFile(panel.webview, this.extensionUri.fsPath);
       }
     });
     panel.onDidDispose(() => {

@@ -12,6 +12,7 @@ import type { FromWebview, StoppedInfo, ToWebview } from '../webview/messages';
 import { checkDapprof, locateDapprof } from './executable';
 import { makeNonce, webviewHtml } from './panel';
 import { RunStream } from './run-stream';
+import { pickBaselineFile } from './baseline-file';
 import { openSource } from './source';
 
 /** One line of `dapprof convert --format stream`: a DAP event of the profiling extension. */
@@ -146,6 +147,7 @@ export class ProfileFileEditorProvider implements vscode.CustomReadonlyEditorPro
     panel.webview.onDidReceiveMessage((m: FromWebview) => {
       if (m?.type === 'ready') view.onReady();
       else if (m?.type === 'openSource' && typeof m.file === 'string') void openSource(undefined, m.file, Number(m.line) || 0);
+      else if (m?.type === 'pickBaseline') void pickBaselineFile(panel.webview, this.extensionPath);
     });
     panel.webview.html = webviewHtml(panel.webview, this.extensionUri, makeNonce());
     if (uri.scheme !== 'file') {

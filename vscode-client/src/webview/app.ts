@@ -20,7 +20,7 @@ import { FunctionTable, TableSort } from './table';
 import { readPalette } from './theme';
 import { TimelineStrip } from './timeline';
 import type { TimeRange } from '../model/timeline';
-import { overlayText, Toolbar, ViewState } from './toolbar';
+import { FILE_BASELINE, overlayText, Toolbar, ViewState } from './toolbar';
 import { Tooltip } from './tooltip';
 
 export interface VsCodeApi {
@@ -54,6 +54,8 @@ export class App {
   readonly runs: Array<{ label: string; bodies: ProfilingDataBody[] }> = [];
   private bodies: ProfilingDataBody[] = [];
   private baselineIndex = -1;
+  /** The profile file last given as a baseline by the extension, to pick again. */
+  private fileBaseline: { label: string; bodies: ProfilingDataBody[] } | null = null;
   readonly graph: FlameGraph;
   private readonly toolbar: Toolbar;
   private readonly nav: Navigation;
@@ -95,7 +97,12 @@ export class App {
       groupBy: (g) => this.setGroupBy(g),
       hideDebugger: (h) => this.setHideDebugger(h),
       resetZoom: () => this.resetZoom(),
-      baseline: (i) => (i < 0 ? this.setBaseline(null) : this.setBaseline(this.runs[i].bodies, this.runs[i].label, i)),
+      baseline: (i) => {
+        if (i === FILE_BASELINE && this.fileBaseline) this.setBaseline(this.fileBaseline.bodies, this.fileBaseline.label, FILE_BASELINE);
+        else if (i < 0 || !this.runs[i]) this.setBaseline(null);
+        else this.setBaseline(this.runs[i].bodies, this.runs[i].label, i);
+      },
+      pickBaselineFile: () => this.vscode.postMessage({ type: 'pickBaseline' }),
     });
     const canvas = el('canvas', { id: 'flame' });
     this.overlayEl = el('div', { id: 'overlay', className: 'overlay' });
@@ -107,7 +114,7 @@ export class App {
     this.graph = new FlameGraph(canvas);
     const infoOf = (n: CallNode) => this.infoOf(n);
     this.nav = new Navigation(this.graph, this.toolbar.resetEl, infoOf, { zoomTo: (n) => this.zoomTo(n), openSource: (i) => this.openSource(i) });
-    this.tooltip = new Tooltip(this.graph, infoOf);
+    this.tooltip = new Tooltip(this.graph, infoOf, (n) => this.diff.describe(n));
     this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, hideDebugger: this.hideDebugger, live: this.state === 'live' }), {
       sort: (by) => this.setTableSort(by),
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
@@ -179,7 +186,8 @@ export class App {
         this.reveal(msg);
         return;
       case 'baseline':
-        this.setBaseline(msg.bodies, msg.label);
+        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, bodies: msg.bodies };
+        this.setBaseline(msg.bodies, msg.label, FILE_BASELINE);
         return;
     }
     this.uiDirty = true;
@@ -194,7 +202,7 @@ export class App {
         this.runs.shift();
         if (this.baselineIndex >= 0) this.baselineIndex--;
       }
-      this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex);
+      this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
     }
     this.bodies = [];
     this.model = new ProfileModel();
@@ -316,7 +324,7 @@ export class App {
   setBaseline(bodies: readonly ProfilingDataBody[] | null, label = 'baseline', index = -1): void {
     this.diff.setBaseline(bodies, label);
     this.baselineIndex = bodies === null ? -1 : index;
-    this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex);
+    this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
     this.table.element.hidden = bodies !== null;
     this.changed();
   }

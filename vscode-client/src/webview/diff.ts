@@ -24,6 +24,10 @@ export function diffRgb(delta: number, kind: Palette['kind']): [number, number, 
 
 const signed = (d: number) => `${d > 0 ? '+' : d < 0 ? '−' : '±'}${Math.abs(100 * d).toFixed(2)}%`;
 const share = (s: number) => `${(100 * s).toFixed(2)}%`;
+const rootOf = (n: CallNode): CallNode => {
+  while (n.parent !== null) n = n.parent;
+  return n;
+};
 
 export class DiffView {
   baseline: ProfileModel | null = null;
@@ -64,6 +68,18 @@ export class DiffView {
     this.diff = diffTrees(current, (k) => model.keyInfo(groupBy, k), b.tree(groupBy, thread, hideDebugger), (k) => b.keyInfo(groupBy, k), groupBy === 'function');
     this.showLegend();
     if (version !== this.key) this.showTable(this.diff.rows, version);
+  }
+
+  /**
+   * The tooltip's line for `node` while a baseline is set: its share of all samples there and
+   * here, and the change (undefined without a baseline).
+   */
+  describe(node: CallNode): string | undefined {
+    const delta = this.baseline === null ? undefined : this.diff?.deltaOf.get(node);
+    if (delta === undefined || node.parent === null) return undefined;
+    const total = rootOf(node).total;
+    const now = total > 0 ? node.total / total : 0;
+    return `vs ${this.label}: ${share(now - delta)} → ${share(now)} of all samples (${signed(delta)})`;
   }
 
   /** The graph's colour hook while a baseline is set. */

@@ -46,4 +46,6 @@ export type FromWebview =
   | { type: 'hideDebugger'; hideDebugger: boolean }
   /** The thread filter changed (null: all threads), for the editor's line heat. */
   | { type: 'thread'; thread: number | null }
-  | { type: 'openSource'; file: string; line: number };
+  | { type: 'openSource'; file: string; line: number }
+  /** "Compare with a file…": the extension asks for a profile file and answers with `baseline`. */
+  | { type: 'pickBaseline' };

@@ -16,9 +16,16 @@ export interface ToolbarEvents {
   groupBy(g: GroupBy): void;
   hideDebugger(hide: boolean): void;
   resetZoom(): void;
-  /** A baseline run was picked (its index in the list given to showBaselines), or none (-1). */
+  /** A baseline run was picked (its index in the list given to showBaselines), none (-1), or the file baseline (FILE_BASELINE). */
   baseline(index: number): void;
+  /** "Compare with a file…" was picked: the extension asks for the file. */
+  pickBaselineFile(): void;
 }
+
+/** The baseline choice of a profile file's (set by the extension, see showBaselines). */
+export const FILE_BASELINE = -2;
+/** The choice that asks for a profile file to compare with. */
+const PICK_FILE = -3;
 
 /** What the header says about the run. */
 export interface HeaderView {
@@ -80,6 +87,7 @@ export class Toolbar {
   private readonly threadEl: HTMLSelectElement;
   private readonly groupEl: HTMLSelectElement;
   private readonly debuggerEl: HTMLInputElement;
+  private baselineShown = -1;
   readonly baselineEl = el('select', { id: 'baseline', title: 'Compare with an earlier run: a differential flame graph' });
   private threadsShown = '';
 
@@ -133,7 +141,13 @@ export class Toolbar {
     this.resetEl.addEventListener('click', () => events.resetZoom());
     this.baselineEl.setAttribute('aria-label', 'Baseline to compare with');
     this.showBaselines([], -1);
-    this.baselineEl.addEventListener('change', () => events.baseline(Number(this.baselineEl.value)));
+    this.baselineEl.addEventListener('change', () => {
+      const value = Number(this.baselineEl.value);
+      if (value !== PICK_FILE) return events.baseline(value);
+      // The choice stays what it was until a file has been read (then showBaselines names it).
+      this.baselineEl.value = String(this.baselineShown);
+      events.pickBaselineFile();
+    });
   }
 
   showSearch(q: string): void {
@@ -149,12 +163,18 @@ export class Toolbar {
     this.debuggerEl.checked = hide;
   }
 
-  /** The baseline choices: "No baseline" and the earlier runs, newest first; `current` picked. */
-  showBaselines(labels: string[], current: number): void {
+  /**
+   * The baseline choices: "No baseline", the earlier runs (newest first), the file last compared
+   * with (`fileLabel`), and one that asks for a file; `current` picked.
+   */
+  showBaselines(labels: string[], current: number, fileLabel?: string): void {
     const opts = [el('option', { value: '-1', textContent: 'No baseline' })];
     for (let i = labels.length - 1; i >= 0; i--) opts.push(el('option', { value: String(i), textContent: `vs ${labels[i]}` }));
+    if (fileLabel !== undefined) opts.push(el('option', { value: String(FILE_BASELINE), textContent: `vs ${fileLabel}` }));
+    opts.push(el('option', { value: String(PICK_FILE), textContent: 'Compare with a file\u2026' }));
     this.baselineEl.replaceChildren(...opts);
     this.baselineEl.value = String(current);
+    this.baselineShown = current;
   }
 
   /** Forgets the thread list, so that the next refresh rebuilds it. */

@@ -10,6 +10,8 @@ export class Tooltip {
   constructor(
     private readonly graph: FlameGraph,
     private readonly infoOf: (node: CallNode) => KeyInfo,
+    /** The change against the baseline, when one is set (diff.ts). */
+    private readonly changeOf: (node: CallNode) => string | undefined = () => undefined,
   ) {
     this.element.setAttribute('role', 'tooltip');
   }
@@ -33,6 +35,8 @@ export class Tooltip {
         el('div', { className: 'samples', textContent: `${nf.format(node.total)} samples · ${pct(node.total, total)} of total · ${pct(node.total, parentTotal)} of parent` }),
         el('div', { className: 'self', textContent: `own: ${nf.format(node.self)} samples (${pct(node.self, total)})` }),
       );
+      const change = this.changeOf(node);
+      if (change !== undefined) tip.append(el('div', { className: 'change', textContent: change }));
     }
     tip.hidden = false;
     // The canvas scrolls within the graph: its origin already holds the scroll.

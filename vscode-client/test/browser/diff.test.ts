@@ -67,6 +67,15 @@ async function checkDiff(page: Page, current: ProfilingDataBody[], baseline: Pro
   const wide = unique.filter((n) => n.w > 30).sort((a, b) => Math.abs(ref.get(b.path)!.delta) - Math.abs(ref.get(a.path)!.delta))[0];
   const box = (await nodeBox(page, wide.path.split(' > ')))!;
   assert.deepEqual(await pixel(page, box.x + 1, box.y + 1), parseColor(wide.fill));
+  // Its tooltip tells the change: the shares there and here, as the reference has them.
+  await page.mouse.move(box.cx + box.x + box.w / 2, box.cy + box.y + box.h / 2);
+  await page.waitForSelector('#tooltip .change');
+  const w = ref.get(wide.path)!;
+  const pc = (x: number) => `${(100 * x).toFixed(2)}%`;
+  const sign = w.delta > 0 ? '+' : w.delta < 0 ? '\u2212' : '\u00b1';
+  const change = (await page.textContent('#tooltip .change')) ?? '';
+  assert.ok(change.startsWith('vs ') && change.endsWith(`: ${pc(w.baseline)} \u2192 ${pc(w.current)} of all samples (${sign}${pc(Math.abs(w.delta))})`), change);
+  await page.mouse.move(0, 0);
 
   // The table: every row's numbers are the reference's, ordered by |change|.
   const rows: Array<{ path: string; delta: number; cells: string[] }> = await page.$$eval('#diff-table tbody tr', (trs) =>
@@ -102,7 +111,7 @@ for (const theme of THEME_NAMES) {
       await frames(page);
       const normal = await fills(page);
       assert.equal(await page.isHidden('#diff-legend'), true);
-      assert.deepEqual(await page.$$eval('#baseline option', (os) => os.map((o) => o.textContent)), ['No baseline', 'vs run 1 (first.py)']);
+      assert.deepEqual(await page.$$eval('#baseline option', (os) => os.map((o) => o.textContent)), ['No baseline', 'vs run 1 (first.py)', 'Compare with a file\u2026']);
       // Keyboard: focus the control, pick the earlier run.
       await page.focus('#baseline');
       await page.keyboard.press('ArrowDown');
@@ -140,6 +149,42 @@ test('diff: the API takes a baseline as profilingData bodies, and a baseline mes
   await post(page, [{ type: 'baseline', label: 'from a file', bodies: baseline }]);
   await page.waitForFunction(() => (window as any).__dapprof.diff.baseline !== null);
   await checkDiff(page, current, baseline);
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+test('diff: "Compare with a file…" asks the extension for a file, whose bodies then become a choice of their own', async () => {
+  const [, baseline, current] = PAIRS[0];
+  const page = await h.open('dark');
+  await page.selectOption('#group', 'function');
+  await post(page, [{ type: 'run', run: { session: 'app.py' } }]);
+  await feed(page, current);
+  const asked = () => page.evaluate(() => (window as any).__posted.filter((m: any) => m.type === 'pickBaseline').length);
+  assert.equal(await asked(), 0);
+  await page.selectOption('#baseline', { label: 'Compare with a file\u2026' });
+  await page.waitForFunction(() => (window as any).__posted.some((m: any) => m.type === 'pickBaseline'));
+  assert.equal(await asked(), 1);
+  // Until the extension answers, nothing changes: the choice is still "No baseline".
+  assert.equal(await page.$eval('#baseline', (s) => (s as HTMLSelectElement).selectedOptions[0].textContent), 'No baseline');
+  assert.equal(await page.evaluate(() => (window as any).__dapprof.diff.baseline), null);
+  // The extension read the file (dapprof convert) and sends its bodies.
+  await post(page, [{ type: 'baseline', label: 'ci.speedscope.json', bodies: baseline }]);
+  await page.waitForFunction(() => (window as any).__dapprof.diff.baseline !== null);
+  await checkDiff(page, current, baseline);
+  const options = () => page.$$eval('#baseline option', (os) => os.map((o) => o.textContent));
+  assert.deepEqual(await options(), ['No baseline', 'vs ci.speedscope.json', 'Compare with a file\u2026']);
+  assert.equal(await page.$eval('#baseline', (s) => (s as HTMLSelectElement).selectedOptions[0].textContent), 'vs ci.speedscope.json');
+  // Off, and on again from the list without asking for the file again.
+  await page.selectOption('#baseline', { label: 'No baseline' });
+  await page.waitForFunction(() => (window as any).__dapprof.diff.baseline === null);
+  await page.selectOption('#baseline', { label: 'vs ci.speedscope.json' });
+  await page.waitForFunction(() => (window as any).__dapprof.diff.baseline !== null);
+  await checkDiff(page, current, baseline);
+  assert.equal(await asked(), 1);
+  // A new run keeps the file among the choices, beside the run it replaced.
+  await post(page, [{ type: 'run', run: { session: 'again.py' } }]);
+  await feed(page, current);
+  assert.deepEqual(await options(), ['No baseline', 'vs run 1 (app.py)', 'vs ci.speedscope.json', 'Compare with a file\u2026']);
   assert.deepEqual(h.pageErrors, []);
   await page.close();
 });

@@ -185,6 +185,9 @@ function createState() {
     quickPickItems: [] as string[][],
     saveUri: undefined as Uri | undefined,
     saveDialogs: [] as FakeSaveOptions[],
+    /** What showOpenDialog resolves to (one file, or cancelled), and the options each was given. */
+    openUri: undefined as Uri | undefined,
+    openDialogs: [] as unknown[],
     written: new Map<string, Uint8Array>(),
     existing: new Set<string>(),
     shownDocuments: [] as Array<{ uri: Uri; options: { selection?: Range } }>,
@@ -206,6 +209,8 @@ function createState() {
     trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }]>,
     activeDebugSession: undefined as FakeSession | undefined,
     activeTextEditor: undefined as unknown,
+    /** Open documents (workspace.textDocuments): `save` records the save and resolves to its result. */
+    textDocuments: [] as Array<{ uri: Uri; isDirty: boolean; save(): Promise<boolean> }>,
     onCustomEvent: new Emitter<{ session: FakeSession; event: string; body: unknown }>(),
     onActiveChanged: new Emitter<FakeSession | undefined>(),
     onTerminate: new Emitter<FakeSession>(),
@@ -286,6 +291,7 @@ export const vscodeStub = {
     showWarningMessage: (m: string) => (fake.warnings.push(m), Promise.resolve(undefined)),
     showInformationMessage: (m: string, ...choices: string[]) => (fake.infos.push(m), fake.infoChoices.push(choices), Promise.resolve(fake.infoChoice)),
     showQuickPick: (items: Array<{ label: string }>) => (fake.quickPickItems.push(items.map((i) => i.label)), Promise.resolve(items.find((i) => i.label === fake.quickPick))),
+    showOpenDialog: (options: unknown) => (fake.openDialogs.push(options), Promise.resolve(fake.openUri ? [fake.openUri] : undefined)),
     showSaveDialog: (options: unknown) => (fake.saveDialogs.push(options as FakeSaveOptions), Promise.resolve(fake.saveUri)),
     showTextDocument: (uri: Uri, options: { selection?: Range }) => (fake.shownDocuments.push({ uri, options }), Promise.resolve({})),
     registerCustomEditorProvider(viewType: string, provider: unknown) {
@@ -353,6 +359,12 @@ export const vscodeStub = {
     onDidChangeConfiguration: (l: Listener<{ affectsConfiguration(section: string): boolean }>) => fake.onConfigChanged.event(l),
     get workspaceFolders() {
       return [{ uri: Uri.file('/ws'), name: 'ws', index: 0 }];
+    },
+    getWorkspaceFolder(uri: Uri) {
+      return uri.fsPath.startsWith('/ws/') ? { uri: Uri.file('/ws'), name: 'ws', index: 0 } : undefined;
+    },
+    get textDocuments() {
+      return fake.textDocuments;
     },
     fs: {
       writeFile: (uri: Uri, data: Uint8Array) => (fake.written.set(uri.fsPath, data), Promise.resolve()),

@@ -128,3 +128,44 @@ test('the manifest offers the editor for the profile files', () => {
   assert.deepEqual(editors.map((e) => e.viewType), [...ProfileFileEditorProvider.viewTypes]);
   for (const v of ProfileFileEditorProvider.viewTypes) assert.ok(pkg.activationEvents.includes(`onCustomEditor:${v}`));
 });
+
+test('"Compare with a file…" reads the picked file with dapprof and makes its bodies the baseline; a bad file says why', { skip }, async () => {
+  const current = join(dir, 'now.collapsed');
+  writeFileSync(current, 'main (app.py:3);work (app.py:9) 6\nmain (app.py:3) 1\n');
+  const earlier = join(dir, 'before.collapsed');
+  writeFileSync(earlier, 'main (app.py:3);work (app.py:9) 2\nmain (app.py:3);load (app.py:5) 4\n');
+  await open(current);
+  const page = fake.panels[0];
+  fake.openUri = Uri.file(earlier);
+  const baselines = () => (page.posted as Posted[]).filter((m) => m.type === 'baseline') as Array<Posted & { label: string }>;
+  page.receive({ type: 'pickBaseline' });
+  const deadline = Date.now() + 30_000;
+  while (baselines().length === 0) {
+    assert.ok(Date.now() < deadline, 'no baseline reached the page');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(fake.openDialogs.length, 1);
+  const [baseline] = baselines();
+  assert.equal(baseline.label, 'before.collapsed');
+  const model = new ProfileModel();
+  for (const b of baseline.bodies!) model.addBatch(b);
+  assert.equal(model.totals.sampleCount, 6);
+  assert.deepEqual(sortedEntries(flattenModelTree(model, 'line')), expectedTree(readFileSync(earlier, 'utf8')));
+
+  // Not a profile: the user is told dapprof's reason, and the page keeps its baseline.
+  const junk = join(dir, 'junk.txt');
+  writeFileSync(junk, 'this is not a profile\n');
+  fake.openUri = Uri.file(junk);
+  page.receive({ type: 'pickBaseline' });
+  while (fake.errors.length === 0) {
+    assert.ok(Date.now() < deadline, 'no error shown');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.match(fake.errors[0], /cannot compare with junk\.txt: .+/);
+  assert.equal(baselines().length, 1);
+  // Cancelled: nothing happens.
+  fake.openUri = undefined;
+  page.receive({ type: 'pickBaseline' });
+  await new Promise((r) => setTimeout(r, 100));
+  assert.equal(baselines().length, 1);
+});

@@ -1,0 +1,308 @@
+// End to end in a real VS Code, without a debugger: the commands that profile Python through
+// `dapprof stdio --profile-only` (the `dapprof-profile` debug type). A code-server of its own
+// (after e2e.test.ts, which has its own), with the packaged extension installed, driven in
+// headless Chromium like a person would:
+//
+// - dapprof: Profile Process… (from the command palette) lists the running Python processes
+//   (`dapprof ps --json`); the one the test started (test/e2e/fixture/busy.py) is picked, the
+//   session attaches to it and profiling starts by itself: the flame graph fills with busy.py's
+//   functions. Stop Profiling and Disconnect leave the process running.
+// - dapprof: Profile Python File (the button in the title bar of busy.py open in the editor):
+//   dapprof runs it, the flame graph fills with its functions; when the program ends (the test
+//   creates the file it waits for), the panel shows the run stopped and the session ends.
+// - A launch.json attach configuration naming a process that is not Python: VS Code shows
+//   dapprof's reason (the attach request's error response) and no session starts.
+//
+// Screenshots go to build/e2e-screenshots/ of the repository as profile-only-NN-NAME.png.
+// Inputs (environment): as e2e.test.ts (scripts/e2e.sh sets them), with its run directory in
+// E2E_RUN_DIR-profile.
+
+import assert from 'node:assert/strict';
+import { ChildProcess, spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { after, before, test, TestContext } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
+import { CodeServer, sleep } from './code-server';
+import { FlameView, Workbench } from './workbench';
+import { WORKBENCH_SETTINGS } from './workspace';
+
+function findClientRoot(): string {
+  if (process.env.E2E_CLIENT_ROOT) return process.env.E2E_CLIENT_ROOT;
+  for (let d = __dirname; d !== dirname(d); d = dirname(d)) {
+    const pkg = join(d, 'package.json');
+    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'dapprof') return d;
+  }
+  throw new Error('vscode-client/ not found above the test; set E2E_CLIENT_ROOT');
+}
+
+const clientRoot = findClientRoot();
+const repoRoot = join(clientRoot, '..');
+const DAPPROF_BIN = process.env.DAPPROF_BIN ?? '';
+const CODE_SERVER_BIN = process.env.CODE_SERVER_BIN ?? join(clientRoot, 'test/e2e/node_modules/.bin/code-server');
+const VSIX = process.env.DAPPROF_VSIX ?? join(clientRoot, 'build/dapprof.vsix');
+const RUN_DIR = `${process.env.E2E_RUN_DIR ?? join(repoRoot, 'build/e2e/run')}-profile`;
+const SHOTS = process.env.E2E_SCREENSHOTS ?? join(repoRoot, 'build/e2e-screenshots');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const FIXTURE = join(clientRoot, 'test/e2e/fixture/busy.py');
+
+/** As in e2e.test.ts: generous for a loaded 2-core machine. */
+const LONG = 90_000;
+const STEP = 60_000;
+
+const workspace = join(RUN_DIR, 'workspace');
+const program = join(workspace, 'busy.py');
+/** What the process the test starts waits for; and the program VS Code starts (busy.py's default). */
+const attachFlag = join(workspace, 'attach-done.flag');
+const fileFlag = join(workspace, 'profile-done.flag');
+
+let server: CodeServer;
+let browser: Browser;
+let page: Page;
+let wb: Workbench;
+let busy: ChildProcess | undefined;
+/** A process that is not Python, which dapprof refuses to attach to. */
+let notPython: ChildProcess | undefined;
+const REFUSED = 'attach to sleep (not Python)';
+let shot = 0;
+/** Set when a step fails: the later ones depend on it and are skipped. */
+let broken = '';
+const t0 = Date.now();
+function note(what: string): void {
+  process.stderr.write(`e2e profile-only: ${((Date.now() - t0) / 1000).toFixed(1)}s ${what}\n`);
+}
+
+async function screenshot(name: string): Promise<Buffer> {
+  return page.screenshot({ path: join(SHOTS, `profile-only-${String(++shot).padStart(2, '0')}-${name}.png`) });
+}
+
+/** Runs a step unless an earlier one failed; a failure leaves a screenshot and skips the rest. */
+async function step(t: TestContext, name: string, body: () => Promise<void>): Promise<void> {
+  if (broken) {
+    t.skip(`an earlier step failed: ${broken}`);
+    return;
+  }
+  try {
+    await body();
+    note(`step ${name} passed`);
+  } catch (e) {
+    broken = name;
+    await screenshot(`FAILED-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
+    throw e;
+  }
+}
+
+function alive(p: ChildProcess | undefined): boolean {
+  return !!p && p.exitCode === null && p.signalCode === null;
+}
+
+/** The flame graph panel once it is open and loaded. */
+async function flameGraph(): Promise<FlameView> {
+  await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
+  return wb.flame(program, STEP);
+}
+
+/** Fails with the notification's text as soon as VS Code shows an error, else waits for `what`. */
+async function unlessError<T>(what: Promise<T>): Promise<T> {
+  const error = page.waitForSelector('.notifications-toasts .notification-list-item:has(.codicon-error)', { timeout: LONG + STEP }).then(async () => {
+    throw new Error(`VS Code shows an error: ${(await wb.notifications()).join(' | ')}`);
+  });
+  error.catch(() => undefined);
+  return Promise.race([what, error]);
+}
+
+/**
+ * Runs a command of the extension from the palette. The palette lists the commands known when it
+ * opens: until the workbench has read the extension's contributions (seconds after it loads on
+ * a busy machine), it is opened again.
+ */
+async function runExtensionCommand(title: string): Promise<void> {
+  const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first();
+  for (let i = 0; ; i++) {
+    await page.keyboard.press('Control+Shift+p');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor();
+    await input.fill(`>${title}`);
+    if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+    assert.ok(i < 20, `the command palette never listed "${title}"`);
+    await page.keyboard.press('Escape');
+    await sleep(1000);
+  }
+  await page.keyboard.press('Enter');
+}
+
+before(async () => {
+  assert.ok(DAPPROF_BIN && existsSync(DAPPROF_BIN), `DAPPROF_BIN must name the dapprof executable (got "${DAPPROF_BIN}")`);
+  assert.ok(existsSync(VSIX), `${VSIX} not found: package the extension first (npm run package)`);
+  rmSync(RUN_DIR, { recursive: true, force: true });
+  mkdirSync(workspace, { recursive: true });
+  // e2e.test.ts, run before, starts the screenshot directory afresh; this one adds to it.
+  mkdirSync(SHOTS, { recursive: true });
+  copyFileSync(FIXTURE, program);
+  notPython = spawn('/bin/sleep', ['600'], { stdio: 'ignore' });
+  mkdirSync(join(workspace, '.vscode'));
+  writeFileSync(
+    join(workspace, '.vscode', 'launch.json'),
+    JSON.stringify({ version: '0.2.0', configurations: [{ type: 'dapprof-profile', request: 'attach', name: REFUSED, processId: notPython.pid }] }, null, 2),
+  );
+  server = new CodeServer({
+    bin: CODE_SERVER_BIN,
+    runDir: RUN_DIR,
+    userSettings: WORKBENCH_SETTINGS,
+    machineSettings: { 'dapprof.path': DAPPROF_BIN, 'dapprof.python': '/usr/bin/python3' },
+  });
+  assert.match(server.installExtension(VSIX), /successfully installed/);
+  await server.start(workspace, LONG);
+  note(`code-server answers at ${server.url}`);
+  browser = await launchChromium(CHROMIUM, join(RUN_DIR, 'chromium'));
+  page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
+  wb = new Workbench(page);
+  page.setDefaultTimeout(STEP);
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.waitForSelector('.monaco-workbench .statusbar', { timeout: LONG });
+  note('workbench loaded');
+});
+
+after(async () => {
+  writeFileSync(attachFlag, '');
+  writeFileSync(fileFlag, '');
+  if (alive(busy)) busy!.kill('SIGKILL');
+  notPython?.kill('SIGKILL');
+  await browser?.close().catch(() => undefined);
+  await server?.stop();
+});
+
+test('dapprof: Profile Process… lists the Python process the test started; picking it profiles it without a debugger', async (t) => {
+  await step(t, 'profile-process', async () => {
+    // Started by the test, as any program would be: no debugpy in it.
+    busy = spawn('/usr/bin/python3', [program, attachFlag], { cwd: workspace, stdio: 'ignore' });
+    const pid = busy.pid!;
+    await sleep(500);
+    assert.ok(alive(busy), 'busy.py runs');
+    await runExtensionCommand('dapprof: Profile Process…');
+    // The quick pick of `dapprof ps --json`: ID and command line, user and Python version.
+    const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: `/usr/bin/python3 ${program}` }).filter({ hasText: String(pid) });
+    await unlessError(row.first().waitFor({ timeout: LONG }));
+    assert.match(await row.first().innerText(), /root · Python 3\.\d+/);
+    await page.keyboard.type(String(pid));
+    await row.first().waitFor();
+    await screenshot('profile-process-pick');
+    await row.first().click();
+    note(`picked process ${pid}`);
+    // The session attaches and profiling starts by itself: the toolbar offers Stop Profiling.
+    await unlessError(wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }));
+    const flame = await flameGraph();
+    await flame.waitForFunctions(program, ['main', 'spin', 'crunch'], 50, LONG);
+    const [crunch] = await flame.nodes(['spin', 'crunch']);
+    assert.ok(crunch && crunch.w > 0, 'spin > crunch is drawn');
+    await page.locator('.statusbar-item:has(.codicon-flame)').filter({ hasText: /[\d,]+ samples · 100 Hz/ }).first().waitFor({ timeout: LONG });
+    // The table beside the graph is refreshed a little later than the graph (table.ts).
+    await flame.frame.waitForSelector('#table tbody tr', { timeout: LONG });
+    await screenshot('profile-process-live');
+
+    await wb.toolbarButton('Stop Profiling').click();
+    await flame.waitForState('Stopped');
+    await wb.toolbarButton('Start Profiling').waitFor();
+    // Disconnecting from a process profiled by attaching leaves it running.
+    await wb.toolbarButton('Disconnect').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    await sleep(1000);
+    assert.ok(alive(busy), 'the process still runs after the session ended');
+    writeFileSync(attachFlag, '');
+    for (let i = 0; alive(busy); i++) {
+      assert.ok(i < 100, 'busy.py ends once its flag exists');
+      await sleep(100);
+    }
+  });
+});
+
+test('dapprof: Profile Python File runs busy.py under dapprof; the graph shows it live, then stopped when it ends', async (t) => {
+  await step(t, 'profile-file', async () => {
+    // The first step's "Profiling stopped" toast would hide part of this one's screenshots.
+    await wb.runCommand('Notifications: Clear All Notifications');
+    // The Run and Debug view is still open from the first step: back to the Explorer.
+    await page.keyboard.press('Control+Shift+e');
+    await page.locator('.explorer-folders-view .monaco-list-row[aria-label="busy.py"]').dblclick({ timeout: LONG });
+    await page.waitForSelector('.editor-group-container.active .tab.active[data-resource-name="busy.py"]');
+    await page.waitForSelector('.editor-group-container.active .monaco-editor .view-lines');
+    // The flame button in the editor's title bar of a Python file (its tooltip is the command's title).
+    const button = page.locator('.editor-group-container.active .editor-actions .action-label[aria-label="Profile Python File"]').first();
+    await button.waitFor({ timeout: LONG });
+    await button.click();
+    await unlessError(wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }));
+    const flame = await flameGraph();
+    await flame.waitForFunctions(program, ['main', 'spin', 'crunch'], 50, LONG);
+    const [crunch] = await flame.nodes(['spin', 'crunch']);
+    assert.ok(crunch && crunch.w > 0, 'spin > crunch is drawn');
+    await flame.frame.waitForSelector('#table tbody tr', { timeout: LONG });
+    await screenshot('profile-file-live');
+
+    // busy.py ends: dapprof stops the run (profilingStopped) and the session ends.
+    writeFileSync(fileFlag, '');
+    await flame.waitForState('Stopped', LONG);
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    const stats = await flame.frame.evaluate(() => document.getElementById('stats')?.textContent ?? '');
+    assert.match(stats, /[\d,]+ samples/);
+    await screenshot('profile-file-stopped');
+  });
+});
+
+test('the stopped run compared with a profile file picked in VS Code\'s file dialog: a differential flame graph', async (t) => {
+  await step(t, 'compare-with-file', async () => {
+    // A profile recorded elsewhere (collapsed stacks), in which busy.py spent its time in main only.
+    const baseline = join(workspace, 'baseline.collapsed');
+    writeFileSync(baseline, `<module> (${program}:1);main (${program}:2) 40\n`);
+    const flame = await flameGraph();
+    await flame.frame.selectOption('#baseline', { label: 'Compare with a file\u2026' });
+    // VS Code's own open dialog (in the browser: its quick-input file picker), given the path.
+    // The dialog lists the workspace folder once it has read it; the file is picked by its row.
+    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'baseline.collapsed' }).first();
+    await row.waitFor({ timeout: LONG });
+    await row.click();
+    const accept = page.locator('.quick-input-widget .quick-input-action .monaco-button', { hasText: 'Compare' });
+    // Clicking a file's row accepts it in some VS Code versions; else the button does. (What
+    // counts is the legend below.)
+    await page.waitForTimeout(500);
+    if (await accept.isVisible()) await accept.click({ timeout: 3000 }).catch(() => undefined);
+    await flame.frame.waitForFunction(() => /Compared with baseline\.collapsed/.test(document.getElementById('diff-legend')?.textContent ?? ''), undefined, { timeout: LONG });
+    assert.equal(await flame.frame.$eval('#baseline', (e) => (e as HTMLSelectElement).selectedOptions[0].textContent), 'vs baseline.collapsed');
+    // spin and crunch are new against the baseline: the diff table has them gained.
+    const gained = await flame.frame.$$eval('#diff-table tbody tr', (trs) => trs.filter((tr) => Number((tr as HTMLElement).dataset.delta) > 0).map((tr) => (tr as HTMLElement).dataset.path ?? ''));
+    assert.ok(gained.some((p) => p.endsWith('spin')) && gained.some((p) => p.endsWith('crunch')), JSON.stringify(gained));
+    await screenshot('profile-file-compared');
+  });
+});
+
+test('attaching to a process that is not Python shows dapprof\'s reason, and no session starts', async (t) => {
+  await step(t, 'attach-refused', async () => {
+    await wb.startConfiguration(REFUSED);
+    // VS Code shows a failed attach itself, with the adapter's message: a dialog or a notification.
+    const shown = page.locator('.monaco-dialog-box, .notifications-toasts .notification-list-item:has(.codicon-error)').first();
+    await shown.waitFor({ timeout: LONG });
+    const text = (await shown.innerText()).replace(/\s+/g, ' ');
+    note(`attach refused: ${text}`);
+    assert.match(text, new RegExp(`${notPython!.pid}`), 'the message names the process');
+    assert.match(text, /python/i, 'and says it is not Python');
+    await screenshot('profile-attach-refused');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator('.debug-toolbar').isVisible(), false, 'no session runs');
+  });
+});
+
+test('the extension host logged no error of the extension', async (t) => {
+  // As in e2e.test.ts: errors thrown by the extension are logged by the extension host, attributed to dapprof.dapprof.
+  if (!server) return t.skip('code-server did not start');
+  const logs = join(server.userDataDir, 'logs');
+  const files: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (e.name === 'exthost.log' || e.name === 'remoteexthost.log') files.push(join(d, e.name));
+    }
+  };
+  if (existsSync(logs)) walk(logs);
+  assert.ok(files.length > 0, `no extension host log under ${logs}`);
+  const lines = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => /\[error\]/.test(l) && /dapprof/i.test(l));
+  assert.deepEqual(lines, []);
+});
