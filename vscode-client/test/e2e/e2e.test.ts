@@ -24,44 +24,25 @@
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { nodeRgb } from '../../src/webview/theme';
 import { launchChromium } from '../support/chromium';
 import { CodeServer, pngPixel, sleep } from './code-server';
-import { FlameView, waitForListening, Workbench } from './workbench';
+import { CHROMIUM, clientRoot, CODE_SERVER_BIN, DAPPROF_BIN, LONG, repoRoot, RUN_DIR, SHOTS, STEP, VSIX } from './paths';
+import { assertNoExtensionErrors, Steps } from './steps';
+import { FlameView, openWorkbench, waitForListening, Workbench } from './workbench';
 import { launchConfigurations, rootConfigurationName, rootPython, WORKBENCH_SETTINGS } from './workspace';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-function findClientRoot(): string {
-  if (process.env.E2E_CLIENT_ROOT) return process.env.E2E_CLIENT_ROOT;
-  for (let d = __dirname; d !== dirname(d); d = dirname(d)) {
-    const pkg = join(d, 'package.json');
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'dapprof') return d;
-  }
-  throw new Error('vscode-client/ not found above the test; set E2E_CLIENT_ROOT');
-}
-
-const clientRoot = findClientRoot();
-const repoRoot = join(clientRoot, '..');
-const DAPPROF_BIN = process.env.DAPPROF_BIN ?? '';
-const CODE_SERVER_BIN = process.env.CODE_SERVER_BIN ?? join(clientRoot, 'test/e2e/node_modules/.bin/code-server');
-const VSIX = process.env.DAPPROF_VSIX ?? join(clientRoot, 'build/dapprof.vsix');
-const RUN_DIR = process.env.E2E_RUN_DIR ?? join(repoRoot, 'build/e2e/run');
-const SHOTS = process.env.E2E_SCREENSHOTS ?? join(repoRoot, 'build/e2e-screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FIXTURE = join(clientRoot, 'test/e2e/fixture/app.py');
 const SPAWNER = join(clientRoot, 'test/e2e/fixture/spawner.py');
 /** Profiles recorded by dapprof (tests/formats/fixtures/README.md), opened as files. */
 const SPEEDSCOPE_FIXTURE = join(repoRoot, 'tests/formats/fixtures/busy.speedscope.json');
 const COLLAPSED_FIXTURE = join(repoRoot, 'tests/formats/fixtures/busy-threads.txt');
-
-/** Generous for a loaded 2-core machine: VS Code's workbench alone takes 5 to 20 s to load there. */
-const LONG = 90_000;
-const STEP = 60_000;
 
 const workspace = join(RUN_DIR, 'workspace');
 const program = join(workspace, 'app.py');
@@ -108,37 +89,12 @@ let server: CodeServer;
 let browser: Browser;
 let page: Page;
 let decoder: Page;
-let shot = 0;
-/** Set when a step fails: the later ones depend on it and are skipped. */
-let broken = '';
 let wb: Workbench;
 let flame: FlameView | undefined;
-const t0 = Date.now();
-/** Progress on stderr, with the time since the start: where the time goes on a slow machine. */
-function note(what: string): void {
-  process.stderr.write(`e2e: ${((Date.now() - t0) / 1000).toFixed(1)}s ${what}\n`);
-}
-
-async function screenshot(name: string): Promise<Buffer> {
-  const file = join(SHOTS, `${String(++shot).padStart(2, '0')}-${name}.png`);
-  return page.screenshot({ path: file });
-}
-
-/** Runs a step unless an earlier one failed; a failure leaves a screenshot and skips the rest. */
-async function step(t: TestContext, name: string, body: () => Promise<void>): Promise<void> {
-  if (broken) {
-    t.skip(`an earlier step failed: ${broken}`);
-    return;
-  }
-  try {
-    await body();
-    note(`step ${name} passed`);
-  } catch (e) {
-    broken = name;
-    await screenshot(`FAILED-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    throw e;
-  }
-}
+const steps = new Steps('e2e', SHOTS, '', () => page);
+const note = (what: string) => steps.note(what);
+const screenshot = (name: string) => steps.screenshot(name);
+const step = (t: TestContext, name: string, body: () => Promise<void>) => steps.step(t, name, body);
 
 /**
  * After a click on Start Profiling: the toolbar offers Stop Profiling once the run started, or
@@ -199,11 +155,8 @@ before(async () => {
   note(`code-server answers at ${server.url}`);
   browser = await launchChromium(CHROMIUM, join(RUN_DIR, 'chromium'));
   decoder = await browser.newPage();
-  page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
+  page = await openWorkbench(browser, server.url, workspace, STEP, LONG);
   wb = new Workbench(page);
-  page.setDefaultTimeout(STEP);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-  await page.waitForSelector('.monaco-workbench .statusbar', { timeout: LONG });
   note('workbench loaded');
 });
 
@@ -324,7 +277,7 @@ test('Start Profiling in the toolbar fills the flame graph with the fixture func
       if (ok) break;
       last = `canvas ${drawn}, screen ${screen}, expected ${expected}, node moved: ${unchanged.x !== now.x || unchanged.y !== now.y}`;
       assert.ok(attempt < 5, `the webview shows the node on screen in its colour: ${last}`);
-      shot--; // the next attempt's screenshot replaces this one
+      steps.retake();
     }
   });
 });
@@ -770,16 +723,5 @@ test('a .collapsed file of the workspace opens as the flame graph', async (t) =>
 test('the extension host logged no error of the extension', async (t) => {
   // Errors thrown by the extension are logged by the extension host, attributed to dapprof.dapprof.
   if (!server) return t.skip('code-server did not start');
-  const logs = join(server.userDataDir, 'logs');
-  const files: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name === 'exthost.log' || e.name === 'remoteexthost.log') files.push(join(d, e.name));
-    }
-  };
-  if (existsSync(logs)) walk(logs);
-  assert.ok(files.length > 0, `no extension host log under ${logs}`);
-  const lines = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => /\[error\]/.test(l) && /dapprof/i.test(l));
-  assert.deepEqual(lines, []);
+  assertNoExtensionErrors(server.userDataDir);
 });

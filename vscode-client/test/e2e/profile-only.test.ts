@@ -19,39 +19,21 @@
 
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { CodeServer, sleep } from './code-server';
-import { FlameView, Workbench } from './workbench';
+import { CHROMIUM, clientRoot, CODE_SERVER_BIN, DAPPROF_BIN, LONG, RUN_DIR, SHOTS, STEP, VSIX } from './paths';
+import { assertNoExtensionErrors, Steps } from './steps';
+import { FlameView, openWorkbench, Workbench } from './workbench';
 import { WORKBENCH_SETTINGS } from './workspace';
 
-function findClientRoot(): string {
-  if (process.env.E2E_CLIENT_ROOT) return process.env.E2E_CLIENT_ROOT;
-  for (let d = __dirname; d !== dirname(d); d = dirname(d)) {
-    const pkg = join(d, 'package.json');
-    if (existsSync(pkg) && JSON.parse(readFileSync(pkg, 'utf8')).name === 'dapprof') return d;
-  }
-  throw new Error('vscode-client/ not found above the test; set E2E_CLIENT_ROOT');
-}
-
-const clientRoot = findClientRoot();
-const repoRoot = join(clientRoot, '..');
-const DAPPROF_BIN = process.env.DAPPROF_BIN ?? '';
-const CODE_SERVER_BIN = process.env.CODE_SERVER_BIN ?? join(clientRoot, 'test/e2e/node_modules/.bin/code-server');
-const VSIX = process.env.DAPPROF_VSIX ?? join(clientRoot, 'build/dapprof.vsix');
-const RUN_DIR = `${process.env.E2E_RUN_DIR ?? join(repoRoot, 'build/e2e/run')}-profile`;
-const SHOTS = process.env.E2E_SCREENSHOTS ?? join(repoRoot, 'build/e2e-screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const FIXTURE = join(clientRoot, 'test/e2e/fixture/busy.py');
+const RUN = `${RUN_DIR}-profile`;
 
-/** As in e2e.test.ts: generous for a loaded 2-core machine. */
-const LONG = 90_000;
-const STEP = 60_000;
-
-const workspace = join(RUN_DIR, 'workspace');
+const workspace = join(RUN, 'workspace');
 const program = join(workspace, 'busy.py');
 /** What the process the test starts waits for; and the program VS Code starts (busy.py's default). */
 const attachFlag = join(workspace, 'attach-done.flag');
@@ -65,33 +47,10 @@ let busy: ChildProcess | undefined;
 /** A process that is not Python, which dapprof refuses to attach to. */
 let notPython: ChildProcess | undefined;
 const REFUSED = 'attach to sleep (not Python)';
-let shot = 0;
-/** Set when a step fails: the later ones depend on it and are skipped. */
-let broken = '';
-const t0 = Date.now();
-function note(what: string): void {
-  process.stderr.write(`e2e profile-only: ${((Date.now() - t0) / 1000).toFixed(1)}s ${what}\n`);
-}
-
-async function screenshot(name: string): Promise<Buffer> {
-  return page.screenshot({ path: join(SHOTS, `profile-only-${String(++shot).padStart(2, '0')}-${name}.png`) });
-}
-
-/** Runs a step unless an earlier one failed; a failure leaves a screenshot and skips the rest. */
-async function step(t: TestContext, name: string, body: () => Promise<void>): Promise<void> {
-  if (broken) {
-    t.skip(`an earlier step failed: ${broken}`);
-    return;
-  }
-  try {
-    await body();
-    note(`step ${name} passed`);
-  } catch (e) {
-    broken = name;
-    await screenshot(`FAILED-${name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    throw e;
-  }
-}
+const steps = new Steps('e2e profile-only', SHOTS, 'profile-only-', () => page);
+const note = (what: string) => steps.note(what);
+const screenshot = (name: string) => steps.screenshot(name);
+const step = (t: TestContext, name: string, body: () => Promise<void>) => steps.step(t, name, body);
 
 function alive(p: ChildProcess | undefined): boolean {
   return !!p && p.exitCode === null && p.signalCode === null;
@@ -135,7 +94,7 @@ async function runExtensionCommand(title: string): Promise<void> {
 before(async () => {
   assert.ok(DAPPROF_BIN && existsSync(DAPPROF_BIN), `DAPPROF_BIN must name the dapprof executable (got "${DAPPROF_BIN}")`);
   assert.ok(existsSync(VSIX), `${VSIX} not found: package the extension first (npm run package)`);
-  rmSync(RUN_DIR, { recursive: true, force: true });
+  rmSync(RUN, { recursive: true, force: true });
   mkdirSync(workspace, { recursive: true });
   // e2e.test.ts, run before, starts the screenshot directory afresh; this one adds to it.
   mkdirSync(SHOTS, { recursive: true });
@@ -148,19 +107,16 @@ before(async () => {
   );
   server = new CodeServer({
     bin: CODE_SERVER_BIN,
-    runDir: RUN_DIR,
+    runDir: RUN,
     userSettings: WORKBENCH_SETTINGS,
     machineSettings: { 'dapprof.path': DAPPROF_BIN, 'dapprof.python': '/usr/bin/python3' },
   });
   assert.match(server.installExtension(VSIX), /successfully installed/);
   await server.start(workspace, LONG);
   note(`code-server answers at ${server.url}`);
-  browser = await launchChromium(CHROMIUM, join(RUN_DIR, 'chromium'));
-  page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
+  browser = await launchChromium(CHROMIUM, join(RUN, 'chromium'));
+  page = await openWorkbench(browser, server.url, workspace, STEP, LONG);
   wb = new Workbench(page);
-  page.setDefaultTimeout(STEP);
-  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-  await page.waitForSelector('.monaco-workbench .statusbar', { timeout: LONG });
   note('workbench loaded');
 });
 
@@ -293,16 +249,5 @@ test('attaching to a process that is not Python shows dapprof\'s reason, and no 
 test('the extension host logged no error of the extension', async (t) => {
   // As in e2e.test.ts: errors thrown by the extension are logged by the extension host, attributed to dapprof.dapprof.
   if (!server) return t.skip('code-server did not start');
-  const logs = join(server.userDataDir, 'logs');
-  const files: string[] = [];
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      if (e.isDirectory()) walk(join(d, e.name));
-      else if (e.name === 'exthost.log' || e.name === 'remoteexthost.log') files.push(join(d, e.name));
-    }
-  };
-  if (existsSync(logs)) walk(logs);
-  assert.ok(files.length > 0, `no extension host log under ${logs}`);
-  const lines = files.flatMap((f) => readFileSync(f, 'utf8').split('\n')).filter((l) => /\[error\]/.test(l) && /dapprof/i.test(l));
-  assert.deepEqual(lines, []);
+  assertNoExtensionErrors(server.userDataDir);
 });

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Frame, Page } from 'playwright-core';
+import type { Browser, Frame, Page } from 'playwright-core';
 import { sleep } from './code-server';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -182,4 +182,13 @@ export async function waitForListening(port: number): Promise<void> {
     assert.ok(i < 150, `nothing listens on 127.0.0.1:${port}`);
     await sleep(200);
   }
+}
+
+/** A page of the workbench that code-server serves at `url`, on `folder`, once it has loaded. */
+export async function openWorkbench(browser: Browser, url: string, folder: string, stepTimeout: number, loadTimeout: number): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1680, height: 1000 }, deviceScaleFactor: 1 });
+  page.setDefaultTimeout(stepTimeout);
+  await page.goto(`${url}/?folder=${encodeURIComponent(folder)}`);
+  await page.waitForSelector('.monaco-workbench .statusbar', { timeout: loadTimeout });
+  return page;
 }
