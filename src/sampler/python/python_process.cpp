@@ -179,22 +179,21 @@ class PythonProcessImpl final : public PythonProcess {
     for (const auto& t : *threads) {
       auto kept = read_thread(t, running, snap);
       if (!kept) return kept.error();
-      if (*kept && !snap.threads.back().frames.empty() && t.raw.top_word) {
-        tops.push_back({t.raw.top_word, nullptr, sizeof(Address)});
-        expected.push_back(t.raw.top_frame);
+      if (*kept && !snap.threads.back().frames.empty())
         walker_.add_checks(tops, expected, kCheckedCallers);
-      }
     }
     // Bytes read after the fetch are of a later instant than those it served: a stack that
     // reached past the fetch may mix the two, whatever its top frame says.
     if (mode == Read::Validated && !sample_reads_.complete())
       return Error{"a stack was read past the sample's fetch", ErrorCode::TornRead};
     if (mode == Read::Validated && !tops.empty()) {
-      // Each stack was read from bytes fetched together; a thread whose top frame is still the
-      // one it was had its stack unchanged beneath that frame meanwhile (a callee pushed and
-      // popped above it leaves it intact), so the stack read is one that existed. The same
-      // address is not enough: a call returned and another made from the same caller puts its
-      // frame there too, hence its code word is compared as well.
+      // Each stack was read from bytes fetched together. Its top frame still holding the code
+      // it held, and its callers still at the instructions they were at, the stack read is one
+      // that existed: a caller moves on only once everything above it has returned, and a call
+      // returned and another made from the same caller into other code changes the code word
+      // at the same address. Whether the thread's current frame is still that top frame does
+      // not matter: a callee pushed above it (under a debugger, its trace function on every
+      // line) leaves the frames beneath intact, and a return from it moves its caller on.
       std::vector<Address>& now = tops_now_;
       now.assign(tops.size(), 0);
       for (std::size_t i = 0; i < tops.size(); ++i) tops[i].out = &now[i];
