@@ -75,7 +75,12 @@ export class Workbench {
     const page = this.page;
     await page.keyboard.press('Control+Shift+p');
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
+    // A webview that has just taken the focus (a profile file opened) may not pass the keys on
+    // yet; the title bar's command center opens the same input with the mouse.
+    if (!(await input.waitFor({ timeout: 5000 }).then(() => true, () => false))) {
+      await page.locator('.command-center .command-center-center').first().click();
+      await input.waitFor();
+    }
     await input.fill(`>${title}`);
     await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first().waitFor();
     await page.keyboard.press('Enter');
