@@ -51,11 +51,12 @@ export class App {
 
   /** The differential view against a baseline (diff.ts); earlier runs this page saw, oldest first, to pick one from. */
   readonly diff = new DiffView();
-  readonly runs: Array<{ label: string; bodies: ProfilingDataBody[] }> = [];
-  private bodies: ProfilingDataBody[] = [];
+  // An ended run is kept as its model (bounded: its distinct stacks and timeline), never as the
+  // bodies it was fed, which would grow by every batch of an hour-long run.
+  readonly runs: Array<{ label: string; model: ProfileModel }> = [];
   private baselineIndex = -1;
   /** The profile file last given as a baseline by the extension, to pick again. */
-  private fileBaseline: { label: string; bodies: ProfilingDataBody[] } | null = null;
+  private fileBaseline: { label: string; model: ProfileModel } | null = null;
   readonly graph: FlameGraph;
   private readonly toolbar: Toolbar;
   private readonly nav: Navigation;
@@ -98,9 +99,9 @@ export class App {
       hideDebugger: (h) => this.setHideDebugger(h),
       resetZoom: () => this.resetZoom(),
       baseline: (i) => {
-        if (i === FILE_BASELINE && this.fileBaseline) this.setBaseline(this.fileBaseline.bodies, this.fileBaseline.label, FILE_BASELINE);
-        else if (i < 0 || !this.runs[i]) this.setBaseline(null);
-        else this.setBaseline(this.runs[i].bodies, this.runs[i].label, i);
+        if (i === FILE_BASELINE && this.fileBaseline) this.setBaselineModel(this.fileBaseline.model, this.fileBaseline.label, FILE_BASELINE);
+        else if (i < 0 || !this.runs[i]) this.setBaselineModel(null);
+        else this.setBaselineModel(this.runs[i].model, this.runs[i].label, i);
       },
       pickBaselineFile: () => this.vscode.postMessage({ type: 'pickBaseline' }),
     });
@@ -157,7 +158,6 @@ export class App {
         break;
       case 'data':
         this.model.addBatch(msg.body);
-        this.bodies.push(msg.body);
         if (this.state === 'waiting' || this.state === 'idle') this.state = 'live';
         break;
       case 'replay':
@@ -165,7 +165,6 @@ export class App {
         this.reset();
         this.run = msg.run;
         for (const body of msg.bodies) this.model.addBatch(body);
-        this.bodies = [...msg.bodies];
         this.omittedSamples = msg.omittedSamples;
         this.stopped = msg.stopped;
         this.errorMessage = msg.error ?? '';
@@ -186,8 +185,8 @@ export class App {
         this.reveal(msg);
         return;
       case 'baseline':
-        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, bodies: msg.bodies };
-        this.setBaseline(msg.bodies, msg.label, FILE_BASELINE);
+        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, model: modelOf(msg.bodies) };
+        this.setBaselineModel(this.fileBaseline?.model ?? null, msg.label, FILE_BASELINE);
         return;
     }
     this.uiDirty = true;
@@ -195,16 +194,16 @@ export class App {
   }
 
   private reset(): void {
-    // The run shown so far becomes one to compare with (a few kept: each holds its bodies).
-    if (this.bodies.length > 0) {
-      this.runs.push({ label: `run ${this.runs.length + 1}${this.run ? ` (${this.run.session})` : ''}`, bodies: this.bodies });
+    // The run shown so far becomes one to compare with (a few kept), as the whole run.
+    if (this.model.totals.batches > 0) {
+      this.model.setRange(null);
+      this.runs.push({ label: `run ${this.runs.length + 1}${this.run ? ` (${this.run.session})` : ''}`, model: this.model });
       if (this.runs.length > 5) {
         this.runs.shift();
         if (this.baselineIndex >= 0) this.baselineIndex--;
       }
       this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
     }
-    this.bodies = [];
     this.model = new ProfileModel();
     this.nav.clear();
     this.table.clear();
@@ -322,10 +321,14 @@ export class App {
    * normal colours again for null.
    */
   setBaseline(bodies: readonly ProfilingDataBody[] | null, label = 'baseline', index = -1): void {
-    this.diff.setBaseline(bodies, label);
-    this.baselineIndex = bodies === null ? -1 : index;
+    this.setBaselineModel(bodies === null ? null : modelOf(bodies), label, index);
+  }
+
+  private setBaselineModel(model: ProfileModel | null, label = 'baseline', index = -1): void {
+    this.diff.setBaseline(model, label);
+    this.baselineIndex = model === null ? -1 : index;
     this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
-    this.table.element.hidden = bodies !== null;
+    this.table.element.hidden = model !== null;
     this.changed();
   }
 
@@ -393,4 +396,11 @@ export class App {
   private persist(): void {
     this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort, hideDebugger: this.hideDebugger } satisfies Persisted);
   }
+}
+
+/** A model of `bodies` (another run's, a file's), read as the page reads a run. */
+function modelOf(bodies: readonly ProfilingDataBody[]): ProfileModel {
+  const model = new ProfileModel();
+  for (const b of bodies) model.addBatch(b);
+  return model;
 }

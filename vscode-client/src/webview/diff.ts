@@ -1,11 +1,10 @@
-// The differential flame graph: the baseline (the profilingData bodies of another run, aggregated
-// by a ProfileModel of its own), the colour of each node by its change of share (model/diff.ts),
+// The differential flame graph: the baseline (another run's ProfileModel: an earlier run of the
+// page's, or a file's bodies aggregated by a model of their own), the colour of each node by its change of share (model/diff.ts),
 // the legend, and the table of changes. The App gives the graph colourOf as its colour hook.
 
 import { diffTrees, DiffRow, ProfileDiff } from '../model/diff';
 import { GroupBy, ProfileModel } from '../model/profile';
 import type { CallNode, CallTree } from '../model/profile';
-import type { ProfilingDataBody } from '../model/protocol';
 import { el } from './dom';
 import { hslToRgb, Palette, rgbCss } from './theme';
 
@@ -47,13 +46,9 @@ export class DiffView {
     this.legendEl.hidden = true;
   }
 
-  /** Sets the baseline from a run's profilingData bodies (null: none). */
-  setBaseline(bodies: readonly ProfilingDataBody[] | null, label: string): void {
-    if (bodies === null) this.baseline = null;
-    else {
-      this.baseline = new ProfileModel();
-      for (const b of bodies) this.baseline.addBatch(b);
-    }
+  /** Sets the baseline: another run's model, read only (null: none). */
+  setBaseline(model: ProfileModel | null, label: string): void {
+    this.baseline = model;
     this.label = label;
     this.diff = null;
     this.key = '';
