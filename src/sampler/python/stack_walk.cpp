@@ -39,10 +39,8 @@ RawThread StackWalker::parse_thread(Address t, const std::byte* buf) const {
   }
   if (l.tstate_frame != kAbsent) {
     rt.top_frame = field<Address>(buf, l.tstate_frame);
-    rt.top_word = t + l.tstate_frame;
   } else if (l.tstate_current_frame != kAbsent) {
     rt.top_frame = field<Address>(buf, l.tstate_current_frame);
-    rt.top_word = t + l.tstate_current_frame;
   } else {
     rt.top_frame = field<Address>(buf, l.tstate_cframe);  // see read_tops()
   }
@@ -76,11 +74,7 @@ Status StackWalker::read_tops(std::vector<RawThread>& threads,
     chunks.push_back({threads[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
   }
   if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    if (threads[i].top_frame != 0 && threads[i].top_read)
-      threads[i].top_word = threads[i].top_frame + l.cframe_current_frame;
-    threads[i].top_frame = frames[i];
-  }
+  for (std::size_t i = 0; i < threads.size(); ++i) threads[i].top_frame = frames[i];
   return Ok{};
 }
 

@@ -29,7 +29,6 @@ struct RawThread {
   std::uint64_t thread_id = 0;         // pthread_t, as threading.get_ident()
   std::uint64_t native_thread_id = 0;  // Linux TID (3.11+; 0 before)
   Address top_frame = 0;
-  Address top_word = 0;  // where top_frame was read: read it again to see whether it moved
   bool top_read = true;  // false: left unread at the caller's word (see StackWalker::threads)
 };
 
