@@ -92,12 +92,15 @@ void LaunchedProgram::close() {
   closed_ = true;
   events_ = {};
   drain_timer_.cancel();
-  for (Stream* s : {&out_, &err_}) {
-    asio::error_code ignored;
-    if (s->pipe) s->pipe->close(ignored);
-    s->open = false;
-  }
+  end(out_);
+  end(err_);
   child_.reset();  // released to the reaper: SIGTERM after its grace, then SIGKILL
+}
+
+void LaunchedProgram::end(Stream& stream) {
+  asio::error_code ignored;
+  if (stream.pipe) stream.pipe->close(ignored);
+  stream.open = false;
 }
 
 void LaunchedProgram::read(Stream& stream) {
@@ -124,9 +127,7 @@ void LaunchedProgram::on_read(Stream& stream, const asio::error_code& ec, std::s
   if (ec) {
     if (!stream.pending.empty() && events_.output)
       events_.output(stream.category, std::exchange(stream.pending, {}));
-    asio::error_code ignored;
-    stream.pipe->close(ignored);
-    stream.open = false;
+    end(stream);
     maybe_report_exit();
     return;
   }
@@ -142,11 +143,8 @@ void LaunchedProgram::on_exit(int status) {
     if (ec || self->closed_) return;
     // A child of the program still holds its output: what it writes later is not shown.
     self->paused_ = true;
-    for (Stream* s : {&self->out_, &self->err_}) {
-      asio::error_code ignored;
-      if (s->pipe) s->pipe->close(ignored);
-      s->open = false;
-    }
+    self->end(self->out_);
+    self->end(self->err_);
     self->maybe_report_exit();
   });
   // Output written just before the exit is still in the pipes: read it even if paused.

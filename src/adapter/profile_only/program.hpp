@@ -58,6 +58,7 @@ class LaunchedProgram : public std::enable_shared_from_this<LaunchedProgram> {
     bool open = false;
   };
   void read(Stream& stream);
+  void end(Stream& stream);  // closes its pipe: nothing more is read from it
   void on_read(Stream& stream, const asio::error_code& ec, std::size_t n);
   void on_exit(int status);
   void maybe_report_exit();
