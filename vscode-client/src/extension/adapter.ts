@@ -1,9 +1,9 @@
 // The `dapprof` debug type: runs `dapprof stdio` as the debug adapter, and fills in a launch
 // configuration when there is none. The configuration is debugpy's and is passed through.
-// Which dapprof runs, and the check that it does, are in executable.ts.
+// Which dapprof runs, and the check that it does, are in executable.ts and dapprof-path.ts.
 
 import * as vscode from 'vscode';
-import { checkDapprof, locateDapprof } from './executable';
+import { settingsDapprof } from './dapprof-path';
 
 export { bundledExecutable, findExecutable } from './executable';
 
@@ -24,10 +24,7 @@ export class DapprofAdapterFactory implements vscode.DebugAdapterDescriptorFacto
     // A child process's session (debugpyAttach): `connect` is the port where the parent's dapprof
     // opens the child's session, a debug adapter already; VS Code talks to it directly.
     if (address && session.configuration.subProcessId !== undefined) return new vscode.DebugAdapterServer(address.port, address.host);
-    const setting = vscode.workspace.getConfiguration('dapprof', session.workspaceFolder).get<string>('path', '');
-    const located = locateDapprof(setting, this.extensionPath);
-    await checkDapprof(located);
-    const exe = located.exe;
+    const exe = await settingsDapprof(this.extensionPath, session.workspaceFolder);
     // Attaching to debugpy.listen(): what listens there is debugpy's adapter, which dapprof then
     // connects to instead of starting one of its own.
     if (address) return new vscode.DebugAdapterExecutable(exe, ['stdio', `--connect=${address.host}:${address.port}`]);

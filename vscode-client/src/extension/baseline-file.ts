@@ -7,7 +7,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ProfilingDataBody } from '../model/protocol';
 import type { ToWebview } from '../webview/messages';
-import { checkDapprof, locateDapprof } from './executable';
+import { settingsDapprof } from './dapprof-path';
 import { streamProfileFile } from './profile-file';
 
 /** The profilingData bodies of a profile file, read by the dapprof `exe`; rejects with dapprof's reason. */
@@ -34,9 +34,7 @@ export async function pickBaselineFile(webview: vscode.Webview, extensionPath: s
   const uri = picked?.[0];
   if (!uri) return;
   try {
-    const located = locateDapprof(vscode.workspace.getConfiguration('dapprof').get<string>('path', ''), extensionPath);
-    await checkDapprof(located);
-    const bodies = await readProfileBodies(located.exe, uri.fsPath);
+    const bodies = await readProfileBodies(await settingsDapprof(extensionPath), uri.fsPath);
     const message: ToWebview = { type: 'baseline', label: path.basename(uri.fsPath), bodies };
     await webview.postMessage(message);
   } catch (e) {

@@ -9,7 +9,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody } from '../model/protocol';
 import type { FromWebview, StoppedInfo, ToWebview } from '../webview/messages';
-import { checkDapprof, locateDapprof } from './executable';
+import { settingsDapprof } from './dapprof-path';
 import { makeNonce, webviewHtml } from './panel';
 import { RunStream } from './run-stream';
 import { pickBaselineFile } from './baseline-file';
@@ -156,9 +156,7 @@ export class ProfileFileEditorProvider implements vscode.CustomReadonlyEditorPro
     }
     let exe: string;
     try {
-      const located = locateDapprof(vscode.workspace.getConfiguration('dapprof').get<string>('path', ''), this.extensionPath);
-      await checkDapprof(located);
-      exe = located.exe;
+      exe = await settingsDapprof(this.extensionPath);
     } catch (e) {
       view.failed((e as Error).message);
       return;

@@ -9,21 +9,13 @@
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ProfilingController } from './controller';
-import { checkDapprof, locateDapprof } from './executable';
+import { settingsDapprof } from './dapprof-path';
 import { listPythonProcesses, pickPythonProcess, PythonProcess } from './processes';
 
 export const PROFILE_TYPE = 'dapprof-profile';
 
 /** The arguments of dapprof for a profile-only session. */
 export const PROFILE_ONLY_ARGS: readonly string[] = ['stdio', '--profile-only'];
-
-/** The dapprof to run for `folder`, checked (see executable.ts); throws an Error saying what to do. */
-async function dapprofExecutable(extensionPath: string | undefined, folder?: vscode.WorkspaceFolder): Promise<string> {
-  const setting = vscode.workspace.getConfiguration('dapprof', folder).get<string>('path', '');
-  const located = locateDapprof(setting, extensionPath);
-  await checkDapprof(located);
-  return located.exe;
-}
 
 /** The interpreter that runs a profiled file: dapprof.python, else the Python extension's default, else python3. */
 export function pythonInterpreter(folder?: vscode.WorkspaceFolder): string {
@@ -38,7 +30,7 @@ export class ProfileOnlyAdapterFactory implements vscode.DebugAdapterDescriptorF
   constructor(private readonly extensionPath?: string) {}
 
   async createDebugAdapterDescriptor(session: vscode.DebugSession): Promise<vscode.DebugAdapterDescriptor> {
-    const exe = await dapprofExecutable(this.extensionPath, session.workspaceFolder);
+    const exe = await settingsDapprof(this.extensionPath, session.workspaceFolder);
     return new vscode.DebugAdapterExecutable(exe, [...PROFILE_ONLY_ARGS]);
   }
 }
@@ -95,7 +87,7 @@ export function registerProfileOnly(controller: ProfilingController, extensionPa
     const folder = vscode.workspace.workspaceFolders?.[0];
     let processes: PythonProcess[];
     try {
-      processes = await listPythonProcesses(await dapprofExecutable(extensionPath, folder));
+      processes = await listPythonProcesses(await settingsDapprof(extensionPath, folder));
     } catch (e) {
       void vscode.window.showErrorMessage(`Cannot list the Python processes: ${e instanceof Error ? e.message : String(e)}`);
       return undefined;
