@@ -87,8 +87,7 @@ export class LineHeat implements vscode.Disposable {
   load(bodies: readonly ProfilingDataBody[] | undefined): void {
     // Another run may have another working directory for its relative paths.
     this.paths.clear();
-    this.model = bodies === undefined ? undefined : new ProfileModel();
-    for (const b of bodies ?? []) this.model!.addBatch(b);
+    this.model = bodies === undefined ? undefined : ProfileModel.of(bodies);
     // The page starts every run on all threads.
     this.thread = undefined;
     this.schedule();

@@ -117,6 +117,13 @@ export class ProfileModel {
     return this.full.byThread;
   }
 
+  /** A model of a run's profilingData bodies, in the order they were sent. */
+  static of(bodies: readonly ProfilingDataBody[]): ProfileModel {
+    const model = new ProfileModel();
+    for (const b of bodies) model.addBatch(b);
+    return model;
+  }
+
   /** Adds one profilingData event body, with frame IDs per sample or (`stacks`) stack IDs. */
   addBatch(body: ProfilingDataBody): void {
     for (const id in body.newFrames) this.defineFrame(Number(id), body.newFrames[id]);

@@ -185,7 +185,7 @@ export class App {
         this.reveal(msg);
         return;
       case 'baseline':
-        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, model: modelOf(msg.bodies) };
+        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, model: ProfileModel.of(msg.bodies) };
         this.setBaselineModel(this.fileBaseline?.model ?? null, msg.label, FILE_BASELINE);
         return;
     }
@@ -321,7 +321,7 @@ export class App {
    * normal colours again for null.
    */
   setBaseline(bodies: readonly ProfilingDataBody[] | null, label = 'baseline', index = -1): void {
-    this.setBaselineModel(bodies === null ? null : modelOf(bodies), label, index);
+    this.setBaselineModel(bodies === null ? null : ProfileModel.of(bodies), label, index);
   }
 
   private setBaselineModel(model: ProfileModel | null, label = 'baseline', index = -1): void {
@@ -396,11 +396,4 @@ export class App {
   private persist(): void {
     this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort, hideDebugger: this.hideDebugger } satisfies Persisted);
   }
-}
-
-/** A model of `bodies` (another run's, a file's), read as the page reads a run. */
-function modelOf(bodies: readonly ProfilingDataBody[]): ProfileModel {
-  const model = new ProfileModel();
-  for (const b of bodies) model.addBatch(b);
-  return model;
 }

@@ -1,6 +1,7 @@
 // The differential flame graph: the baseline (another run's ProfileModel: an earlier run of the
-// page's, or a file's bodies aggregated by a model of their own), the colour of each node by its change of share (model/diff.ts),
-// the legend, and the table of changes. The App gives the graph colourOf as its colour hook.
+// page's, or a file's bodies aggregated by a model of their own), the colour of each node by its
+// change of share (model/diff.ts), the legend, and the table of changes. The App gives the graph
+// colourOf as its colour hook.
 
 import { diffTrees, DiffRow, ProfileDiff } from '../model/diff';
 import { GroupBy, ProfileModel } from '../model/profile';
