@@ -80,6 +80,10 @@ export class Workbench {
     if (!(await input.waitFor({ timeout: 5000 }).then(() => true, () => false))) {
       await page.locator('.command-center .command-center-center').first().click();
       await input.waitFor();
+      // The mouse left there keeps the command center's hover open, over the debug toolbar: to
+      // the activity bar's empty middle instead.
+      const height = page.viewportSize()?.height ?? 1000;
+      await page.mouse.move(20, height * 0.55);
     }
     await input.fill(`>${title}`);
     await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first().waitFor();
