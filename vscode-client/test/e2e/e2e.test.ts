@@ -439,9 +439,8 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
   await step(t, 'export', async () => {
     const stats = (await flame!.frame.textContent('#stats')) ?? '';
     stoppedSamples = Number(/^([\d,]+) samples/.exec(stats)![1].replace(/,/g, ''));
-    await wb.runCommand('dapprof: Export Profile…');
     // The format, then the save dialog (VS Code's own, a path in the quick input).
-    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'speedscope' }).first().waitFor();
+    await wb.commandPick('dapprof: Export Profile…', 'speedscope');
     await page.keyboard.type('speedscope');
     await page.keyboard.press('Enter');
     const target = join(workspace, 'exported.speedscope.json');
@@ -468,8 +467,7 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
 
 test('Export Profile… as .cpuprofile writes every sample, and VS Code opens it', async (t) => {
   await step(t, 'export-cpuprofile', async () => {
-    await wb.runCommand('dapprof: Export Profile…');
-    await page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'cpuprofile' }).first().waitFor();
+    await wb.commandPick('dapprof: Export Profile…', 'cpuprofile');
     await page.keyboard.type('cpuprofile');
     await page.keyboard.press('Enter');
     const target = join(workspace, 'exported.cpuprofile');

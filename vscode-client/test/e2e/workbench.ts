@@ -78,6 +78,7 @@ export class Workbench {
     // A webview that has just taken the focus (a profile file opened) may not pass the keys on
     // yet; the title bar's command center opens the same input with the mouse.
     if (!(await input.waitFor({ timeout: 5000 }).then(() => true, () => false))) {
+      process.stderr.write(`runCommand ${title}: the palette's keys went nowhere; the command center instead\n`);
       await page.locator('.command-center .command-center-center').first().click();
       await input.waitFor();
       // The mouse left there keeps the command center's hover open, over the debug toolbar: to
@@ -90,10 +91,29 @@ export class Workbench {
     await page.keyboard.press('Enter');
   }
 
+  /**
+   * Runs a command that asks with a quick pick, and waits until the pick shows `row`. Once in
+   * CI the pick was drawn and then hidden at once (its rows in the page, the widget closed, as
+   * when it loses the focus); that is logged with what had the focus, and the command is run
+   * once more, as a person would.
+   */
+  async commandPick(title: string, row: string): Promise<void> {
+    const item = this.page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: row }).first();
+    await this.runCommand(title);
+    if (await item.waitFor({ timeout: 10_000 }).then(() => true, () => false)) return;
+    const focus = await this.page.evaluate(() => {
+      const a = document.activeElement;
+      return a ? `${a.tagName.toLowerCase()}.${a.className} "${a.getAttribute('aria-label') ?? ''}"` : 'nothing';
+    });
+    process.stderr.write(`${title}: its pick closed before showing "${row}" (the focus: ${focus}); running it again\n`);
+    await this.page.keyboard.press('Escape');
+    await this.runCommand(title);
+    await item.waitFor();
+  }
+
   /** Starts a launch configuration of the workspace by its name. */
   async startConfiguration(name: string): Promise<void> {
-    await this.runCommand('Debug: Select and Start Debugging');
-    await this.page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: name }).first().waitFor();
+    await this.commandPick('Debug: Select and Start Debugging', name);
     await this.page.keyboard.type(name);
     await this.page.keyboard.press('Enter');
   }
