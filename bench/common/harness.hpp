@@ -1,6 +1,6 @@
 #pragma once
 // What the sampler benchmarks share: a child process started from an argv with its stdout piped
-// back, the calling thread's CPU time, and the interpreters the tests find.
+// back, the calling thread's CPU time, the median of rounds, and the interpreters the tests find.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -94,6 +95,14 @@ class Child {
   int fd_ = -1;
   std::string partial_;  // latest_line()'s unfinished line
 };
+
+// The middle value (the upper one of an even count); 0 for none. Figures of a noisy machine are
+// compared as the median of interleaved rounds, which one slow round does not move.
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
 
 // User + system CPU time of the calling thread, in seconds.
 inline double thread_cpu_seconds() {

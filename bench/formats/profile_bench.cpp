@@ -12,6 +12,7 @@
 #include <chrono>
 #include <vector>
 
+#include "../common/harness.hpp"
 #include "../common/synthetic_stacks.hpp"
 #include "formats/profile.hpp"
 #include "legacy_profile.hpp"
@@ -45,11 +46,6 @@ double ns_per_sample(std::vector<model::Snapshot>& snaps, std::size_t count, std
   else
     stacks = profile.stacks().size();
   return ns / static_cast<double>(count * snaps.front().threads.size());
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 }  // namespace
@@ -92,7 +88,7 @@ int main(int argc, char** argv) {
         fmt::print("error: {} stacks before, {} now\n", old_stacks, new_stacks);
         return 1;
       }
-      const double o = median(old_ns), n = median(new_ns);
+      const double o = bench::median(old_ns), n = bench::median(new_ns);
       fmt::print("{:>6}  {:<34} {:>10.1f} {:>10.1f} {:>9.3f} {:>7}\n", depth, pattern.name, o, n,
                  n / o, new_stacks);
     }

@@ -4,12 +4,16 @@
 // achieved, CPU per sample, share of a core, reads per sample, how often a consistent read had to
 // be retried or paused, and how much each slows the program at 1 kHz.
 //
-//   sampler_bench [--seconds S] [--python PATH]... [--all] [--depth N]... [--peer austin=PATH]
+//   sampler_bench [--seconds S] [--rounds R] [--python PATH]... [--all] [--depth N]...
+//                 [--peer austin=PATH]
 //
 // Every figure of a target comes from the same run, interleaved, and the ratios are against
-// that run's baseline (the program alone, the reads-only loop, the peer).
+// that run's baseline (the program alone, the reads-only loop, the peer). At 1 kHz, R rounds of
+// (dapprof consistent, dapprof nonblocking, austin), each between runs of the program alone;
+// the rows and ratios there are the median of the rounds.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -24,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -31,6 +36,7 @@
 #include "sampler/process/memory.hpp"
 #include "sampler/sampler.hpp"
 #include "sampler_peer.hpp"
+#include "target.hpp"
 
 namespace {
 
@@ -39,50 +45,13 @@ using Clock = std::chrono::steady_clock;
 namespace bench = dapprof::bench;
 
 using bench::Child;
+using bench::Progress;
+using bench::Target;
 using bench::thread_cpu_seconds;
+using bench::work_rate;
 
-// sys.executable, not the path we ran: for an interpreter in a root of its own that path is a
-// wrapper for the host, and this runs inside the root.
-constexpr const char* kLauncher =
-    "import subprocess, sys\n"
-    "p = subprocess.Popen([sys.executable] + sys.argv[1:], stdout=sys.stdout)\n"
-    "print(p.pid, flush=True)\n"
-    "p.wait()\n";
-
-constexpr double kRates[] = {100'000, 10'000, 1'000};
-
-// The target's progress: iterations of its loop per second, from its reports.
-class Progress {
- public:
-  explicit Progress(Child& target) : target_(target) {}
-  // Marks now; returns the rate since the previous mark.
-  std::optional<double> mark() {
-    const auto line = target_.latest_line();
-    if (!line) return std::nullopt;
-    double iterations = 0, seconds = 0;
-    if (std::sscanf(line->c_str(), "%lf %lf", &iterations, &seconds) != 2) return std::nullopt;
-    std::optional<double> rate;
-    if (last_ && seconds > last_->second) {
-      rate = (iterations - last_->first) / (seconds - last_->second);
-    }
-    last_ = {iterations, seconds};
-    return rate;
-  }
-
- private:
-  Child& target_;
-  std::optional<std::pair<double, double>> last_;
-};
-
-// The program's work rate over `seconds` while `during` samples it (nothing: the baseline).
-template <typename F>
-std::optional<double> work_rate(Progress& progress, double seconds, F&& during) {
-  progress.mark();
-  return during([&] {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    return progress.mark();
-  });
-}
+// The rates of the table; 1 kHz, the rate a person profiles at, is measured in rounds instead.
+constexpr double kRates[] = {100'000, 10'000};
 
 std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocking, double seconds,
                                           Progress* progress = nullptr,
@@ -203,27 +172,6 @@ void print_row(const std::string& who, const bench::Figures& f) {
 
 std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : "n/a"; }
 
-// work.py at `depth` with `idle` sleeping threads besides. Like a debuggee launched by debugpy,
-// the target is not our child: an intermediate process starts it (dapprof pauses its own
-// children differently, see pause.cpp).
-struct Target {
-  Target(const bench::Interpreter& interp, int depth, int idle)
-      : launcher({interp.path, "-c", kLauncher, DAPPROF_SOURCE_DIR "/bench/sampler/work.py",
-                  std::to_string(depth), std::to_string(idle)}) {
-    const auto pid_line = launcher.read_line();
-    pid = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
-    if (pid > 0 && launcher.read_line() != "ready") {
-      kill(pid, SIGKILL);
-      pid = -1;
-    }
-  }
-  ~Target() {
-    if (pid > 0) kill(pid, SIGKILL);
-  }
-  Child launcher;
-  pid_t pid = -1;
-};
-
 // A sample of a program with many sleeping threads against one of the same program alone.
 void idle_threads(const bench::Interpreter& interp, int idle, double seconds) {
   std::optional<bench::Figures> alone, crowded;
@@ -241,7 +189,72 @@ void idle_threads(const bench::Interpreter& interp, int idle, double seconds) {
              ratio(crowded->cpu_us_per_sample, alone->cpu_us_per_sample));
 }
 
-void bench_target(const bench::Interpreter& interp, int depth, double seconds,
+// The comparisons at 1 kHz: in each round dapprof consistent, dapprof nonblocking and austin,
+// in an order that turns each round, each between two runs of the program alone. CPU per sample
+// and slowdown are compared within a round, side by side; the median of the rounds is what a
+// ratio says, as one round on this noisy machine moves by tens of percent.
+struct Round {
+  std::map<std::string, bench::Figures> runs;
+  std::map<std::string, double> slowdown;  // percent
+};
+
+std::vector<Round> one_khz_rounds(pid_t target, Progress& progress,
+                                  const std::optional<std::string>& austin, double seconds,
+                                  int rounds) {
+  std::vector<std::string> who{"consistent", "nonblocking"};
+  if (austin) who.push_back("austin");
+  const auto alone = [&] { return work_rate(progress, seconds, [](auto wait) { return wait(); }); };
+  std::vector<Round> out(static_cast<std::size_t>(rounds));
+  auto before = alone();
+  for (std::size_t r = 0; r < out.size(); ++r) {
+    for (std::size_t i = 0; i < who.size(); ++i) {
+      const std::string& w = who[(i + r) % who.size()];
+      std::optional<double> with;
+      const auto f = w == "austin"
+                         ? bench::run_austin(*austin, target, 1000, seconds, alone, &with)
+                         : run_dapprof(target, 1000, w == "nonblocking", seconds, &progress, &with);
+      const auto after = alone();
+      if (f) out[r].runs[w] = *f;
+      if (before && after && with)
+        out[r].slowdown[w] = 100 * (1 - *with / ((*before + *after) / 2));
+      before = after;
+    }
+  }
+  return out;
+}
+
+// Each figure of `who`'s runs: the median over the rounds.
+std::optional<bench::Figures> median_run(const std::vector<Round>& rounds, const std::string& who) {
+  std::vector<const bench::Figures*> runs;
+  for (const auto& r : rounds)
+    if (const auto it = r.runs.find(who); it != r.runs.end()) runs.push_back(&it->second);
+  if (runs.empty()) return std::nullopt;
+  const auto of = [&](double bench::Figures::*field) {
+    std::vector<double> v;
+    for (const auto* f : runs) v.push_back(f->*field);
+    return bench::median(v);
+  };
+  bench::Figures m = *runs.front();
+  m.samples_per_s = of(&bench::Figures::samples_per_s);
+  m.cpu_us_per_sample = of(&bench::Figures::cpu_us_per_sample);
+  m.core_percent = of(&bench::Figures::core_percent);
+  m.reads_per_sample = of(&bench::Figures::reads_per_sample);
+  m.frames = of(&bench::Figures::frames);
+  m.retried = of(&bench::Figures::retried);
+  m.paused = of(&bench::Figures::paused);
+  return m;
+}
+
+// "0.97 (rounds 0.95, 1.02, 0.97)": the median of the rounds' values, and each of them.
+std::string over_rounds(const std::vector<double>& values, std::string_view format) {
+  if (values.empty()) return "n/a";
+  std::vector<std::string> each;
+  for (double v : values) each.push_back(fmt::format(fmt::runtime(format), v));
+  return fmt::format("{} (rounds {})", fmt::format(fmt::runtime(format), bench::median(values)),
+                     fmt::join(each, ", "));
+}
+
+void bench_target(const bench::Interpreter& interp, int depth, double seconds, int rounds_asked,
                   const std::optional<std::string>& austin) {
   Target t(interp, depth, 0);
   if (t.pid <= 0) {
@@ -253,7 +266,6 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds,
   fmt::print("\n{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
   fmt::print("  {:<22} {:>9} {:>11} {:>6} {:>11} {:>7} {:>6} {:>7}\n", "", "asked", "achieved",
              "ratio", "CPU/sample", "core", "reads", "frames");
-  std::map<std::string, bench::Figures> at_1k;
   std::optional<bench::Figures> max_dapprof, max_austin;
   const bool peer = austin && interp.root.empty();  // a peer outside the root cannot read it
   for (double rate : kRates) {
@@ -261,49 +273,44 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds,
       const auto f = run_dapprof(target, rate, nonblocking, seconds);
       if (!f) continue;
       print_row(nonblocking ? "dapprof nonblocking" : "dapprof (consistent)", *f);
-      if (rate == 1000) at_1k[nonblocking ? "nonblocking" : "consistent"] = *f;
       if (rate == kRates[0] && !nonblocking) max_dapprof = f;
     }
     if (peer) {
       const auto f = bench::run_austin(*austin, target, rate, seconds);
       if (f) {
         print_row("austin", *f);
-        if (rate == 1000) at_1k["austin"] = *f;
         if (rate == kRates[0]) max_austin = f;
       }
     }
   }
+  Progress progress(launcher);
+  const auto rounds =
+      one_khz_rounds(target, progress, peer ? austin : std::nullopt, seconds, rounds_asked);
+  for (const std::string who : {"consistent", "nonblocking", "austin"}) {
+    if (const auto m = median_run(rounds, who))
+      print_row(who == "consistent"    ? "dapprof (consistent)"
+                : who == "nonblocking" ? "dapprof nonblocking"
+                                       : "austin",
+                *m);
+  }
   const auto reads = reads_only(target, seconds);
   if (reads) print_row("reads only (loop)", *reads);
 
-  // Slowdown at 1 kHz: the program's own rate, alone before and after, and while sampled.
-  Progress progress(launcher);
-  std::map<std::string, double> slowdown;
-  const auto alone = [&] { return work_rate(progress, seconds, [](auto wait) { return wait(); }); };
-  for (const std::string who : {"consistent", "nonblocking", "austin"}) {
-    if (who == "austin" && !peer) continue;
-    const auto before = alone();
-    std::optional<double> with;
-    if (who == "austin") {
-      with = bench::austin_work_rate(*austin, target, 1000, seconds, [&] {
-        return work_rate(progress, seconds, [](auto wait) { return wait(); });
-      });
-    } else {
-      run_dapprof(target, 1000, who == "nonblocking", seconds, &progress, &with);
-    }
-    const auto after = alone();
-    if (before && after && with) slowdown[who] = 100 * (1 - *with / ((*before + *after) / 2));
-  }
-
-  fmt::print("  ratios (this run):\n");
-  if (at_1k.contains("austin")) {
+  fmt::print("  ratios (this run; 1 kHz: the median of {} interleaved rounds):\n", rounds.size());
+  if (peer) {
     const double target_ratio = depth <= 3 ? 1.0 : depth <= 100 ? 0.5 : 0.2;
-    fmt::print(
-        "    CPU/sample at 1 kHz, dapprof consistent / austin: {}, nonblocking / austin: {}"
-        "  [goal <= {:.1f}]\n",
-        ratio(at_1k["consistent"].cpu_us_per_sample, at_1k["austin"].cpu_us_per_sample),
-        ratio(at_1k["nonblocking"].cpu_us_per_sample, at_1k["austin"].cpu_us_per_sample),
-        target_ratio);
+    const auto cpu_ratio = [&](const std::string& who) {
+      std::vector<double> v;
+      for (const auto& r : rounds)
+        if (r.runs.contains(who) && r.runs.contains("austin") &&
+            r.runs.at("austin").cpu_us_per_sample > 0)
+          v.push_back(r.runs.at(who).cpu_us_per_sample / r.runs.at("austin").cpu_us_per_sample);
+      return over_rounds(v, "{:.2f}");
+    };
+    fmt::print("    CPU/sample at 1 kHz, dapprof consistent / austin: {}  [goal <= {:.1f}]\n",
+               cpu_ratio("consistent"), target_ratio);
+    fmt::print("    CPU/sample at 1 kHz, dapprof nonblocking / austin: {}\n",
+               cpu_ratio("nonblocking"));
   }
   if (max_dapprof && reads) {
     fmt::print(
@@ -317,9 +324,13 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds,
     fmt::print("    rate at 100 kHz asked, dapprof / austin: {}\n",
                ratio(max_dapprof->samples_per_s, max_austin->samples_per_s));
   }
-  for (const auto& [who, pct] : slowdown) {
-    fmt::print("    program slowdown at 1 kHz, {}: {:+.1f}%{}\n", who, pct,
-               who == "consistent" ? "  [goal <= 1%]" : "");
+  for (const std::string who : {"consistent", "nonblocking", "austin"}) {
+    std::vector<double> v;
+    for (const auto& r : rounds)
+      if (r.slowdown.contains(who)) v.push_back(r.slowdown.at(who));
+    if (!v.empty())
+      fmt::print("    program slowdown at 1 kHz, {}: {}{}\n", who, over_rounds(v, "{:+.1f}%"),
+                 who == "consistent" ? "  [goal <= 1%]" : "");
   }
 }
 
@@ -332,8 +343,11 @@ int main(int argc, char** argv) {
   std::vector<int> depths{3, 100, 1000};
   bool all = false;
   int idle = 49;
+  int rounds = 3;
   app.add_option("--idle-threads", idle, "idle threads beside the busy one in the last test");
   app.add_option("--seconds", seconds, "time per configuration");
+  app.add_option("--rounds", rounds, "interleaved rounds of the 1 kHz comparisons (median printed)")
+      ->check(CLI::Range(1, 99));
   app.add_option("--python", pythons,
                  "interpreter(s) to use (default: pyenv 3.12, Debian's 3.11, and "
                  "3.14 and 3.15 of the Debian unstable root)");
@@ -360,7 +374,7 @@ int main(int argc, char** argv) {
       "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
       "that found a stack moving and read again / paused the threads.\n");
   for (const auto& interp : interps) {
-    for (int depth : depths) bench_target(interp, depth, seconds, austin);
+    for (int depth : depths) bench_target(interp, depth, seconds, rounds, austin);
     if (idle > 0) idle_threads(interp, idle, seconds);
   }
   return 0;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -82,16 +83,24 @@ inline std::vector<std::string> austin_argv(const std::string& path, pid_t pid, 
           output};
 }
 
-// austin sampling `pid` at `rate` for `seconds` (rounded up: it takes whole seconds).
+// austin sampling `pid` at `rate` for `seconds` (rounded up: it takes whole seconds). With
+// `measure`, that is called 200 ms in, and its result (the program's work rate while sampled) is
+// put in `*seen`; austin then runs a second longer so that it samples all the time measured.
 inline std::optional<Figures> run_austin(const std::string& path, pid_t pid, double rate,
-                                         double seconds) {
+                                         double seconds,
+                                         const std::function<std::optional<double>()>& measure = {},
+                                         std::optional<double>* seen = nullptr) {
   char output[] = "/tmp/dapprof-bench-austin-XXXXXX";
   const int fd = mkstemp(output);
   if (fd < 0) return std::nullopt;
   close(fd);
-  const int whole = static_cast<int>(std::ceil(seconds));
+  const int whole = static_cast<int>(std::ceil(seconds)) + (measure ? 1 : 0);
   const auto begin = std::chrono::steady_clock::now();
   PeerProcess austin(austin_argv(path, pid, rate, whole, output));
+  if (measure && austin.started()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (seen) *seen = measure();
+  }
   const auto cpu = austin.wait();
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -114,19 +123,6 @@ inline std::optional<Figures> run_austin(const std::string& path, pid_t pid, dou
   f.core_percent = 100 * *cpu / wall;
   f.frames = static_cast<double>(frames) / static_cast<double>(samples);
   return f;
-}
-
-// The program's work rate, as `measure` gives it, while austin samples it at `rate`.
-template <typename Measure>
-std::optional<double> austin_work_rate(const std::string& path, pid_t pid, double rate,
-                                       double seconds, Measure&& measure) {
-  const int whole = static_cast<int>(std::ceil(seconds)) + 1;
-  PeerProcess austin(austin_argv(path, pid, rate, whole, "/dev/null"));
-  if (!austin.started()) return std::nullopt;
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
-  auto rate_seen = measure();
-  austin.wait();
-  return rate_seen;
 }
 
 }  // namespace dapprof::bench

@@ -6,7 +6,6 @@
 #include <sys/prctl.h>
 
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
 #include <exception>
 #include <mutex>
@@ -16,6 +15,7 @@
 
 #include "sampler/loop/children.hpp"
 #include "sampler/loop/schedule.hpp"
+#include "sampler/loop/stop_flag.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler {
@@ -59,12 +59,7 @@ class LoopSampler final : public Sampler {
   ~LoopSampler() override { stop(); }
 
   void stop() override {
-    {
-      std::lock_guard lock(mutex_);
-      // Set under the mutex, so that a wait that checked it cannot miss the notification.
-      stopping_.store(true, std::memory_order_release);
-    }
-    wake_.notify_all();
+    stop_.raise();
     {
       // From a callback (on the sampling thread itself) the loop ends once the callback returns.
       std::lock_guard lock(mutex_);
@@ -146,17 +141,15 @@ class LoopSampler final : public Sampler {
   // a rate of 100 kHz asked to 57,000/s at depth 3 (the loop at 99% of a core, half of it in
   // the futex calls).
   bool wait_for(Clock::time_point when) {
-    if (stopping_.load(std::memory_order_acquire)) return true;
+    if (stop_.raised()) return true;
     auto now = Clock::now();
     if (now >= when) return false;
     if (when - now <= kSpinBelow) {
       while (Clock::now() < when)
-        if (stopping_.load(std::memory_order_acquire)) return true;
+        if (stop_.raised()) return true;
       return false;
     }
-    std::unique_lock lock(mutex_);
-    return wake_.wait_until(lock, when,
-                            [this] { return stopping_.load(std::memory_order_acquire); });
+    return stop_.wait_until(when);
   }
 
   Outcome sample(PythonProcess& proc) {
@@ -214,9 +207,8 @@ class LoopSampler final : public Sampler {
   OnSnapshot on_snapshot_;
   OnStop on_stop_;
   std::thread thread_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::atomic<bool> stopping_{false};  // stop() was called; read without the mutex per tick
+  std::mutex mutex_;  // guards loop_id_
+  loop::StopFlag stop_;
   mutable std::mutex counts_mutex_;
   ReadCounts counts_;  // the main process's, as of the last sample
   std::thread::id loop_id_;
