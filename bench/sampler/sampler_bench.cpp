@@ -109,6 +109,7 @@ std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
     f.retried = 100.0 * static_cast<double>(c.retries) / consistent;
     f.paused = 100.0 * static_cast<double>(c.paused) / consistent;
   }
+  f.stopped = 100.0 * std::chrono::duration<double>(c.stopped).count() / wall;
   return f;
 }
 
@@ -242,6 +243,7 @@ std::optional<bench::Figures> median_run(const std::vector<Round>& rounds, const
   m.frames = of(&bench::Figures::frames);
   m.retried = of(&bench::Figures::retried);
   m.paused = of(&bench::Figures::paused);
+  m.stopped = of(&bench::Figures::stopped);
   return m;
 }
 
@@ -323,6 +325,17 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds, i
   if (max_austin && max_dapprof) {
     fmt::print("    rate at 100 kHz asked, dapprof / austin: {}\n",
                ratio(max_dapprof->samples_per_s, max_austin->samples_per_s));
+  }
+  {
+    // What the pauses can have cost the program, measured exactly where the slowdown below is
+    // within this machine's noise (a program's rate alone moves by about 5% from one second to
+    // the next): a nonblocking read does not stop it, and the sampler runs on another core.
+    std::vector<double> v;
+    for (const auto& r : rounds)
+      if (r.runs.contains("consistent")) v.push_back(r.runs.at("consistent").stopped);
+    if (!v.empty())
+      fmt::print("    program held stopped at 1 kHz, consistent: {} of the time\n",
+                 over_rounds(v, "{:.3f}%"));
   }
   for (const std::string who : {"consistent", "nonblocking", "austin"}) {
     std::vector<double> v;

@@ -29,6 +29,7 @@ struct Figures {
   double frames = 0;
   std::uint64_t errors = 0;
   double retried = 0, paused = 0;  // % of consistent samples
+  double stopped = 0;              // % of the run the program's threads were held stopped
   std::size_t plan_regions = 0, plan_bytes = 0;
 };
 

@@ -22,6 +22,8 @@ struct ReadCounts {
   std::uint64_t first_reads = 0;  // samples read unpaused and found unchanged at once
   std::uint64_t retries = 0;      // unpaused reads that found the stack moving, so read again
   std::uint64_t paused = 0;       // samples read with the threads paused
+  // How long those pauses held the threads stopped, summed: what they can have cost the program.
+  std::chrono::nanoseconds stopped{0};
 };
 
 // The line a frame reports: where it is (the default), where its function starts (so that the

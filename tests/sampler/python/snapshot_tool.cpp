@@ -169,7 +169,8 @@ int main(int argc, char** argv) {
   }
   const auto reads = p.read_counts();
   out["reads"] = {
-      {"first_reads", reads.first_reads}, {"retries", reads.retries}, {"paused", reads.paused}};
+      {"first_reads", reads.first_reads}, {"retries", reads.retries}, {"paused", reads.paused},
+      {"stopped_us", std::chrono::duration_cast<std::chrono::microseconds>(reads.stopped).count()}};
   if (time && ok + static_cast<int>(errors.size()) > 0) {
     out["cpu_us_per_snapshot"] = (cpu_us() - start) / std::max(1, count ? count : ok);
   }

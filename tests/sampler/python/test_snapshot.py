@@ -221,8 +221,15 @@ def test_blocking_busy_target_reads_consistently(tool, interp):
         assert result["ok"] >= 48 and set(result["errors"]) <= {"TornRead"}, result
         reads = result["reads"]
         assert reads["first_reads"] + reads["paused"] == 50, reads
+        # The time the pauses held the target stopped is counted, and only for them: none
+        # without a pause, and a pause lasts microseconds to milliseconds, never a second.
+        if reads["paused"]:
+            assert 0 < reads["stopped_us"] < reads["paused"] * 1_000_000, reads
+        else:
+            assert reads["stopped_us"] == 0, reads
         print(f"{interp}: consistent reads of a busy target: {reads['first_reads']} unpaused, "
-              f"{reads['retries']} retried, {reads['paused']} paused")
+              f"{reads['retries']} retried, {reads['paused']} paused, "
+              f"stopped {reads['stopped_us']} µs")
 
 
 @by_interp
@@ -235,7 +242,8 @@ def test_consistent_reads_of_a_steady_stack_never_pause(tool, interp):
         assert proc.stdout.readline().strip() == "ready"
         result = snapshot(tool, proc.pid, "--count", "100")
         assert result["ok"] == 100, result
-        assert result["reads"] == {"first_reads": 100, "retries": 0, "paused": 0}, result
+        assert result["reads"] == {"first_reads": 100, "retries": 0, "paused": 0,
+                                   "stopped_us": 0}, result
     finally:
         proc.kill()
         proc.wait()
