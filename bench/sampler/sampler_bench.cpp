@@ -82,7 +82,7 @@ std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
   }
   if (progress && work) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    *work = work_rate(*progress, seconds, [](auto wait) { return wait(); });
+    *work = work_rate(*progress, seconds);
   } else {
     std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   }
@@ -171,6 +171,13 @@ void print_row(const std::string& who, const bench::Figures& f) {
              f.cpu_us_per_sample, f.core_percent, f.reads_per_sample, f.frames, extra);
 }
 
+// The row of "consistent", "nonblocking" or "austin".
+std::string row_label(const std::string& who) {
+  return who == "consistent"    ? "dapprof (consistent)"
+         : who == "nonblocking" ? "dapprof nonblocking"
+                                : who;
+}
+
 std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : "n/a"; }
 
 // A sample of a program with many sleeping threads against one of the same program alone.
@@ -204,7 +211,7 @@ std::vector<Round> one_khz_rounds(pid_t target, Progress& progress,
                                   int rounds) {
   std::vector<std::string> who{"consistent", "nonblocking"};
   if (austin) who.push_back("austin");
-  const auto alone = [&] { return work_rate(progress, seconds, [](auto wait) { return wait(); }); };
+  const auto alone = [&] { return work_rate(progress, seconds); };
   std::vector<Round> out(static_cast<std::size_t>(rounds));
   auto before = alone();
   for (std::size_t r = 0; r < out.size(); ++r) {
@@ -274,7 +281,7 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds, i
     for (bool nonblocking : {false, true}) {
       const auto f = run_dapprof(target, rate, nonblocking, seconds);
       if (!f) continue;
-      print_row(nonblocking ? "dapprof nonblocking" : "dapprof (consistent)", *f);
+      print_row(row_label(nonblocking ? "nonblocking" : "consistent"), *f);
       if (rate == kRates[0] && !nonblocking) max_dapprof = f;
     }
     if (peer) {
@@ -289,11 +296,7 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds, i
   const auto rounds =
       one_khz_rounds(target, progress, peer ? austin : std::nullopt, seconds, rounds_asked);
   for (const std::string who : {"consistent", "nonblocking", "austin"}) {
-    if (const auto m = median_run(rounds, who))
-      print_row(who == "consistent"    ? "dapprof (consistent)"
-                : who == "nonblocking" ? "dapprof nonblocking"
-                                       : "austin",
-                *m);
+    if (const auto m = median_run(rounds, who)) print_row(row_label(who), *m);
   }
   const auto reads = reads_only(target, seconds);
   if (reads) print_row("reads only (loop)", *reads);

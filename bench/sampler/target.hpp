@@ -46,14 +46,11 @@ class Progress {
   std::optional<std::pair<double, double>> last_;
 };
 
-// The program's work rate over `seconds` while `during` samples it (nothing: the baseline).
-template <typename F>
-std::optional<double> work_rate(Progress& progress, double seconds, F&& during) {
+// The program's work rate over the next `seconds`, whatever samples it meanwhile.
+inline std::optional<double> work_rate(Progress& progress, double seconds) {
   progress.mark();
-  return during([&] {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-    return progress.mark();
-  });
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  return progress.mark();
 }
 
 // work.py at `depth` with `idle` sleeping threads besides. Like a debuggee launched by debugpy,

@@ -37,9 +37,11 @@ bool StopFlag::wait_until(Clock::time_point when) const {
   // The kernel sleeps only while the word is still 0, so a raise() between the load and the
   // call is not missed. EINTR (a signal, e.g. a debugger's stop) just waits again.
   while (!raised()) {
-    if (futex(word_, FUTEX_WAIT_BITSET, 0, &at, FUTEX_BITSET_MATCH_ANY) == 0) continue;
-    if (errno == ETIMEDOUT) return raised();
-    if (errno != EINTR && errno != EAGAIN) return raised();  // cannot wait: let the loop run
+    // Woken (by raise(), or spuriously), a signal, or the word no longer 0: look again.
+    if (futex(word_, FUTEX_WAIT_BITSET, 0, &at, FUTEX_BITSET_MATCH_ANY) == 0 || errno == EINTR ||
+        errno == EAGAIN)
+      continue;
+    return raised();  // the deadline (ETIMEDOUT), or no wait possible: let the loop run
   }
   return true;
 }
