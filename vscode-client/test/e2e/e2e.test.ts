@@ -461,6 +461,9 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
     const profiles: Array<{ unit: string; weights: number[] }> = doc.profiles;
     const exported = profiles.reduce((a, p) => a + p.weights.reduce((x, y) => x + y, 0) / (p.unit === 'milliseconds' ? 10 : 1), 0);
     assert.equal(Math.round(exported), stoppedSamples, 'every sample of the run is exported');
+    // VS Code opens it in dapprof's own editor. Its page takes the focus once loaded: in CI that
+    // came after the next step's quick pick had opened, and closed it.
+    await wb.webviewText('dapprof.dapprof', ['Stopped', 'read from exported.speedscope.json'], STEP);
     await screenshot('exported');
   });
 });
