@@ -1,17 +1,18 @@
 // Sampling cost, side by side: for Python targets 3, 100 and 1000 frames deep, dapprof's
-// sampler (consistent, the default, and nonblocking) at 100 kHz, 10 kHz and 1 kHz asked, a loop
-// making only the reads one sample needs, and a peer profiler (austin) when one is given: rate
-// achieved, CPU per sample, share of a core, reads per sample, how often a consistent read had to
-// be retried or paused, and how much each slows the program at 1 kHz.
+// sampler (consistent, the default, and nonblocking) as fast as it goes and at 100 kHz, 10 kHz
+// and 1 kHz asked, a loop making only the reads one sample needs, a loop only sleeping to each
+// tick, and a peer profiler (austin) when one is given: rate achieved, CPU per sample, share of a
+// core, reads and system calls per sample, how often a consistent read had to be retried or
+// paused, and how much each slows the program at 1 kHz. Then the RSS of `dapprof record` (and the
+// peer) over a minute, and the sampler issue's table: each row as filed beside this run's figure.
 //
 //   sampler_bench [--seconds S] [--rounds R] [--python PATH]... [--all] [--depth N]...
-//                 [--peer austin=PATH]
+//                 [--peer austin=PATH] [--rss-seconds S] [--dapprof PATH]
 //
 // Every figure of a target comes from the same run, interleaved, and the ratios are against
 // that run's baseline (the program alone, the reads-only loop, the peer). At 1 kHz, R rounds of
 // (dapprof consistent, dapprof nonblocking, austin), each between runs of the program alone;
 // the rows and ratios there are the median of the rounds.
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <signal.h>
@@ -19,13 +20,8 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <cstdio>
-#include <fstream>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -33,142 +29,41 @@
 #include <vector>
 
 #include "../common/harness.hpp"
-#include "sampler/process/memory.hpp"
-#include "sampler/sampler.hpp"
+#include "dapprof_runs.hpp"
+#include "rss_run.hpp"
 #include "sampler_peer.hpp"
+#include "sleep_only.hpp"
+#include "summary.hpp"
 #include "target.hpp"
 
 namespace {
 
-using namespace dapprof::sampler;
-using Clock = std::chrono::steady_clock;
 namespace bench = dapprof::bench;
 
 using bench::Child;
 using bench::Progress;
+using bench::reads_only;
+using bench::run_dapprof;
 using bench::Target;
-using bench::thread_cpu_seconds;
 using bench::work_rate;
 
-// The rates of the table; 1 kHz, the rate a person profiles at, is measured in rounds instead.
-constexpr double kRates[] = {100'000, 10'000};
-
-std::optional<bench::Figures> run_dapprof(pid_t pid, double rate, bool nonblocking, double seconds,
-                                          Progress* progress = nullptr,
-                                          std::optional<double>* work = nullptr) {
-  std::mutex m;
-  std::condition_variable cv;
-  bool stopped = false;
-  double cpu = 0;
-  std::uint64_t frames = 0, snaps = 0;
-  const auto reads_before = process::ProcessMemory::total_syscalls();
-  SamplerOptions opts{.sampling = {.rate_hz = rate, .nonblocking = nonblocking}};
-  const auto begin = Clock::now();
-  auto sampler = Sampler::start(
-      pid, opts,
-      [&](dapprof::model::Snapshot&& s) {
-        ++snaps;
-        for (const auto& t : s.threads) frames += t.frames.size();
-      },
-      [&](StopReason, const std::string&) {
-        std::lock_guard lock(m);
-        cpu = thread_cpu_seconds();  // the sampling thread's whole life
-        stopped = true;
-        cv.notify_all();
-      });
-  if (!sampler) {
-    fmt::print("  cannot sample: {}\n", sampler.message());
-    return std::nullopt;
-  }
-  if (progress && work) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    *work = work_rate(*progress, seconds);
-  } else {
-    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  }
-  (*sampler)->stop();
-  const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
-  std::unique_lock lock(m);
-  cv.wait(lock, [&] { return stopped; });
-  const auto stats = (*sampler)->stats();
-  bench::Figures f;
-  const double reads = static_cast<double>(stats.samples + stats.errors);
-  f.asked = rate;
-  f.samples_per_s = static_cast<double>(stats.samples) / wall;
-  f.cpu_us_per_sample = reads > 0 ? cpu * 1e6 / reads : 0;
-  f.core_percent = 100 * cpu / wall;
-  f.reads_per_sample =
-      reads > 0
-          ? static_cast<double>(process::ProcessMemory::total_syscalls() - reads_before) / reads
-          : 0;
-  f.frames = snaps ? static_cast<double>(frames) / static_cast<double>(snaps) : 0;
-  f.errors = stats.errors;
-  const auto& c = stats.reads;
-  const double consistent = static_cast<double>(c.first_reads + c.paused);
-  if (!nonblocking && consistent > 0) {
-    f.retried = 100.0 * static_cast<double>(c.retries) / consistent;
-    f.paused = 100.0 * static_cast<double>(c.paused) / consistent;
-  }
-  f.stopped = 100.0 * std::chrono::duration<double>(c.stopped).count() / wall;
-  return f;
-}
-
-// The system calls one consistent sample makes, in a loop and nothing else: the fetch of its
-// plan, the re-read of the thread's top frame, the thread's kernel state. What the hardware
-// allows a sampler that reads what dapprof reads.
-std::optional<bench::Figures> reads_only(pid_t pid, double seconds) {
-  auto proc = PythonProcess::attach(pid, AttachOptions{.nonblocking = true});
-  if (!proc) return std::nullopt;
-  for (int i = 0; i < 20; ++i) (void)(*proc)->snapshot();
-  const auto plan = (*proc)->read_plan();
-  std::size_t bytes = 0;
-  for (const auto& [addr, size] : plan) bytes += size;
-  std::vector<std::byte> buffer(bytes);
-  std::vector<process::ProcessMemory::Chunk> chunks;
-  std::size_t offset = 0;
-  for (const auto& [addr, size] : plan) {
-    chunks.push_back({addr, buffer.data() + offset, size});
-    offset += size;
-  }
-  if (chunks.empty()) return std::nullopt;
-  std::uint64_t top = 0;
-  const process::ProcessMemory::Chunk again{chunks.back().addr, &top, sizeof top};
-  const int stat = ::open(fmt::format("/proc/{}/task/{}/stat", pid, pid).c_str(), O_RDONLY);
-  if (stat < 0) return std::nullopt;
-  char line[512];
-  process::ProcessMemory memory(pid);
-  const double cpu0 = thread_cpu_seconds();
-  const auto begin = Clock::now();
-  const auto end = begin + std::chrono::duration<double>(seconds);
-  std::uint64_t n = 0;
-  bool ok = true;
-  while (ok && Clock::now() < end) {
-    ok = memory.read_many(chunks) && memory.read(again.addr, again.out, again.size) &&
-         ::pread(stat, line, sizeof line, 0) > 0;
-    ++n;
-  }
-  ::close(stat);
-  if (!ok) return std::nullopt;
-  const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
-  bench::Figures f;
-  f.samples_per_s = static_cast<double>(n) / wall;
-  f.cpu_us_per_sample = (thread_cpu_seconds() - cpu0) * 1e6 / static_cast<double>(n);
-  f.core_percent = 100 * (thread_cpu_seconds() - cpu0) / wall;
-  f.reads_per_sample = 2;
-  f.plan_regions = plan.size();
-  f.plan_bytes = bytes;
-  return f;
-}
+// The rates of the table: as fast as it goes (1 µs asked), 100 kHz and 10 kHz; 1 kHz, the rate a
+// person profiles at, is measured in rounds instead.
+constexpr double kMax = 1'000'000;
+constexpr double kRates[] = {kMax, 100'000, 10'000};
 
 void print_row(const std::string& who, const bench::Figures& f) {
   std::string extra;
   if (f.retried || f.paused)
     extra = fmt::format("  retried {:.2f}%  paused {:.2f}%", f.retried, f.paused);
   if (f.plan_regions) extra = fmt::format("  ({} regions, {} bytes)", f.plan_regions, f.plan_bytes);
-  fmt::print("  {:<22} {:>9} {:>9.0f}/s {:>6} {:>8.1f} µs {:>6.1f}% {:>6.1f} {:>7.1f}{}\n", who,
-             f.asked > 0 ? fmt::format("{:.0f} kHz", f.asked / 1000) : "max", f.samples_per_s,
-             f.asked > 0 ? fmt::format("{:.2f}", f.samples_per_s / f.asked) : "",
-             f.cpu_us_per_sample, f.core_percent, f.reads_per_sample, f.frames, extra);
+  const bool paced = f.asked > 0 && f.asked < kMax;
+  fmt::print("  {:<22} {:>9} {:>9.0f}/s {:>6} {:>8.1f} µs {:>6.1f}% {:>6.1f} {:>6} {:>7.1f}{}\n",
+             who, paced ? fmt::format("{:.0f} kHz", f.asked / 1000) : "max", f.samples_per_s,
+             paced ? fmt::format("{:.2f}", f.samples_per_s / f.asked) : "", f.cpu_us_per_sample,
+             f.core_percent, f.reads_per_sample,
+             f.syscalls_per_sample > 0 ? fmt::format("{:.1f}", f.syscalls_per_sample) : "n/a",
+             f.frames, extra);
 }
 
 // The row of "consistent", "nonblocking" or "austin".
@@ -176,6 +71,16 @@ std::string row_label(const std::string& who) {
   return who == "consistent"    ? "dapprof (consistent)"
          : who == "nonblocking" ? "dapprof nonblocking"
                                 : who;
+}
+
+// The row of a loop that only sleeps to each tick: the ceiling of a sleeping sampler's rate
+// here, and what its wakes alone cost.
+bench::Figures sleep_row(double rate, double seconds) {
+  const auto s = bench::sleep_only(rate, seconds);
+  print_row("sleeps only (loop)", s.figures);
+  fmt::print("  {:<22} wakes came {:.0f} µs (median) and {:.0f} µs (p99) after the time asked\n",
+             "", s.late_p50_us, s.late_p99_us);
+  return s.figures;
 }
 
 std::string ratio(double a, double b) { return b > 0 ? fmt::format("{:.2f}", a / b) : "n/a"; }
@@ -263,41 +168,56 @@ std::string over_rounds(const std::vector<double>& values, std::string_view form
                      fmt::join(each, ", "));
 }
 
-void bench_target(const bench::Interpreter& interp, int depth, double seconds, int rounds_asked,
-                  const std::optional<std::string>& austin) {
+bench::TargetFigures bench_target(const bench::Interpreter& interp, int depth, double seconds,
+                                  int rounds_asked, const std::optional<std::string>& austin) {
+  bench::TargetFigures out;
+  out.interp = interp.label;
+  out.depth = depth;
   Target t(interp, depth, 0);
   if (t.pid <= 0) {
     fmt::print("{}: target did not start\n", interp.label);
-    return;
+    return out;
   }
   const pid_t target = t.pid;
   Child& launcher = t.launcher;
   fmt::print("\n{} ({}), stack depth {}:\n", interp.label, interp.path, depth);
-  fmt::print("  {:<22} {:>9} {:>11} {:>6} {:>11} {:>7} {:>6} {:>7}\n", "", "asked", "achieved",
-             "ratio", "CPU/sample", "core", "reads", "frames");
-  std::optional<bench::Figures> max_dapprof, max_austin;
+  fmt::print("  {:<22} {:>9} {:>11} {:>6} {:>11} {:>7} {:>6} {:>6} {:>7}\n", "", "asked",
+             "achieved", "ratio", "CPU/sample", "core", "reads", "calls", "frames");
+  std::map<std::string, bench::Figures> at_100k;
   const bool peer = austin && interp.root.empty();  // a peer outside the root cannot read it
   for (double rate : kRates) {
+    auto& kept = rate == kMax ? out.max : rate == 10'000 ? out.at_10k : at_100k;
     for (bool nonblocking : {false, true}) {
       const auto f = run_dapprof(target, rate, nonblocking, seconds);
       if (!f) continue;
-      print_row(row_label(nonblocking ? "nonblocking" : "consistent"), *f);
-      if (rate == kRates[0] && !nonblocking) max_dapprof = f;
+      const char* who = nonblocking ? "nonblocking" : "consistent";
+      print_row(row_label(who), *f);
+      kept[who] = *f;
     }
     if (peer) {
-      const auto f = bench::run_austin(*austin, target, rate, seconds);
-      if (f) {
+      if (const auto f = bench::run_austin(*austin, target, rate, seconds)) {
         print_row("austin", *f);
-        if (rate == kRates[0]) max_austin = f;
+        kept["austin"] = *f;
       }
     }
+    if (rate == 10'000) kept["sleep"] = sleep_row(rate, seconds);
   }
+  const auto fast = [&](const char* who) {
+    const auto it = at_100k.find(who);
+    return it == at_100k.end() ? nullptr : &it->second;
+  };
+  const bench::Figures* max_dapprof = fast("consistent");
+  const bench::Figures* max_austin = fast("austin");
   Progress progress(launcher);
   const auto rounds =
       one_khz_rounds(target, progress, peer ? austin : std::nullopt, seconds, rounds_asked);
   for (const std::string who : {"consistent", "nonblocking", "austin"}) {
-    if (const auto m = median_run(rounds, who)) print_row(row_label(who), *m);
+    if (const auto m = median_run(rounds, who)) {
+      print_row(row_label(who), *m);
+      out.at_1k[who] = *m;
+    }
   }
+  out.at_1k["sleep"] = sleep_row(1000, seconds);
   const auto reads = reads_only(target, seconds);
   if (reads) print_row("reads only (loop)", *reads);
 
@@ -344,10 +264,12 @@ void bench_target(const bench::Interpreter& interp, int depth, double seconds, i
     std::vector<double> v;
     for (const auto& r : rounds)
       if (r.slowdown.contains(who)) v.push_back(r.slowdown.at(who));
-    if (!v.empty())
-      fmt::print("    program slowdown at 1 kHz, {}: {}{}\n", who, over_rounds(v, "{:+.1f}%"),
-                 who == "consistent" ? "  [goal <= 1%]" : "");
+    if (v.empty()) continue;
+    fmt::print("    program slowdown at 1 kHz, {}: {}{}\n", who, over_rounds(v, "{:+.1f}%"),
+               who == "consistent" ? "  [goal <= 1%]" : "");
+    out.slowdown[who] = bench::median(v);
   }
+  return out;
 }
 
 }  // namespace
@@ -360,6 +282,8 @@ int main(int argc, char** argv) {
   bool all = false;
   int idle = 49;
   int rounds = 3;
+  double rss_seconds = 60;
+  std::string dapprof = DAPPROF_BINARY;
   app.add_option("--idle-threads", idle, "idle threads beside the busy one in the last test");
   app.add_option("--seconds", seconds, "time per configuration");
   app.add_option("--rounds", rounds, "interleaved rounds of the 1 kHz comparisons (median printed)")
@@ -370,6 +294,10 @@ int main(int argc, char** argv) {
   app.add_flag("--all", all, "every interpreter tests/support/pythons.py finds");
   app.add_option("--depth", depths, "stack depths to measure");
   app.add_option("--peer", peers, "a peer profiler to measure beside: austin=PATH");
+  app.add_option("--rss-seconds", rss_seconds,
+                 "how long `dapprof record` (and austin) run while their RSS is read; 0: not")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--dapprof", dapprof, "the dapprof binary whose `record` is measured");
   CLI11_PARSE(app, argc, argv);
 
   std::optional<std::string> austin;
@@ -388,10 +316,29 @@ int main(int argc, char** argv) {
   fmt::print(
       "CPU is the sampler's (dapprof: its sampling thread; austin: its process), user + "
       "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
-      "that found a stack moving and read again / paused the threads.\n");
+      "that found a stack moving and read again / paused the threads; calls = every system "
+      "call per sample, as the kernel counts them.\n");
+  bench::Summary summary;
   for (const auto& interp : interps) {
-    for (int depth : depths) bench_target(interp, depth, seconds, rounds, austin);
+    for (int depth : depths) summary.add(bench_target(interp, depth, seconds, rounds, austin));
     if (idle > 0) idle_threads(interp, idle, seconds);
   }
+  if (rss_seconds > 0) {
+    // On the first interpreter a peer can read too (one outside the Debian unstable root).
+    const auto it =
+        std::find_if(interps.begin(), interps.end(), [](const auto& i) { return i.root.empty(); });
+    Target t(it == interps.end() ? interps.front() : *it, 100, 0);
+    if (t.pid > 0) {
+      fmt::print("\nRSS of `dapprof record --pid` and austin, 1 kHz, {:.0f} s, depth 100:\n",
+                 rss_seconds);
+      for (const auto& [who, r] : bench::rss_run(dapprof, austin, t.pid, rss_seconds)) {
+        fmt::print("  {:<22} {:6.1f} MB at the end, {:+.1f} kB/s from 10 s in\n", row_label(who),
+                   r.mib, r.growth_kib_s);
+        summary.add_rss(who, r);
+      }
+      summary.set_rss_seconds(rss_seconds);
+    }
+  }
+  summary.print();
   return 0;
 }

@@ -19,6 +19,8 @@
 #include <thread>
 #include <vector>
 
+#include "../common/syscall_counter.hpp"
+
 extern char** environ;
 
 namespace dapprof::bench {
@@ -27,6 +29,7 @@ struct Figures {
   double asked = 0;  // samples/s asked; 0: as fast as possible
   double samples_per_s = 0, cpu_us_per_sample = 0, core_percent = 0, reads_per_sample = 0;
   double frames = 0;
+  double syscalls_per_sample = 0;  // every system call, as the kernel counts them; 0: not counted
   std::uint64_t errors = 0;
   double retried = 0, paused = 0;  // % of consistent samples
   double stopped = 0;              // % of the run the program's threads were held stopped
@@ -56,6 +59,7 @@ class PeerProcess {
   PeerProcess(const PeerProcess&) = delete;
   PeerProcess& operator=(const PeerProcess&) = delete;
   bool started() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
   // Waits for it to end; its user + system CPU seconds.
   std::optional<double> wait() {
     int status = 0;
@@ -86,25 +90,33 @@ inline std::vector<std::string> austin_argv(const std::string& path, pid_t pid, 
 
 // austin sampling `pid` at `rate` for `seconds` (rounded up: it takes whole seconds). With
 // `measure`, that is called 200 ms in, and its result (the program's work rate while sampled) is
-// put in `*seen`; austin then runs a second longer so that it samples all the time measured.
+// put in `*seen`; austin then runs a second longer so that it samples all the time measured. Its
+// system calls are counted from 200 ms in, once it has started and attached.
 inline std::optional<Figures> run_austin(const std::string& path, pid_t pid, double rate,
                                          double seconds,
                                          const std::function<std::optional<double>()>& measure = {},
                                          std::optional<double>* seen = nullptr) {
+  using Clock = std::chrono::steady_clock;
   char output[] = "/tmp/dapprof-bench-austin-XXXXXX";
   const int fd = mkstemp(output);
   if (fd < 0) return std::nullopt;
   close(fd);
   const int whole = static_cast<int>(std::ceil(seconds)) + (measure ? 1 : 0);
-  const auto begin = std::chrono::steady_clock::now();
+  const auto begin = Clock::now();
   PeerProcess austin(austin_argv(path, pid, rate, whole, output));
-  if (measure && austin.started()) {
+  std::optional<SyscallCounter> calls;
+  auto counted_from = begin;
+  if (austin.started()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    if (seen) *seen = measure();
+    calls.emplace(austin.pid());
+    counted_from = Clock::now();
+    if (measure && seen) *seen = measure();
   }
   const auto cpu = austin.wait();
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const auto end = Clock::now();
+  // A counter keeps its count once the thread it watched has ended.
+  const std::uint64_t counted = calls ? calls->count().value_or(0) : 0;
+  const double wall = std::chrono::duration<double>(end - begin).count();
   std::ifstream in(output);
   std::uint64_t samples = 0, frames = 0;
   for (std::string line; std::getline(in, line);) {
@@ -123,6 +135,11 @@ inline std::optional<Figures> run_austin(const std::string& path, pid_t pid, dou
   f.cpu_us_per_sample = *cpu * 1e6 / static_cast<double>(samples);
   f.core_percent = 100 * *cpu / wall;
   f.frames = static_cast<double>(frames) / static_cast<double>(samples);
+  // Its samples are not timed in its output: those of the counted time, at its mean rate.
+  if (counted > 0)
+    f.syscalls_per_sample =
+        static_cast<double>(counted) /
+        (f.samples_per_s * std::chrono::duration<double>(end - counted_from).count());
   return f;
 }
 
