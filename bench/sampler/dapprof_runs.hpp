@@ -123,6 +123,8 @@ inline std::optional<Figures> reads_only(pid_t pid, double seconds) {
   if (stat < 0) return std::nullopt;
   char line[512];
   process::ProcessMemory memory(pid);
+  const SyscallCounter calls;
+  const auto calls0 = calls.count();
   const double cpu0 = thread_cpu_seconds();
   const auto begin = Clock::now();
   const auto end = begin + std::chrono::duration<double>(seconds);
@@ -141,7 +143,8 @@ inline std::optional<Figures> reads_only(pid_t pid, double seconds) {
   f.cpu_us_per_sample = (thread_cpu_seconds() - cpu0) * 1e6 / static_cast<double>(n);
   f.core_percent = 100 * (thread_cpu_seconds() - cpu0) / wall;
   f.reads_per_sample = 2;
-  f.syscalls_per_sample = 3;
+  if (const auto calls1 = calls.count(); calls0 && calls1)
+    f.syscalls_per_sample = static_cast<double>(*calls1 - *calls0) / static_cast<double>(n);
   f.plan_regions = plan.size();
   f.plan_bytes = bytes;
   return f;

@@ -318,6 +318,8 @@ int main(int argc, char** argv) {
       "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
       "that found a stack moving and read again / paused the threads; calls = every system "
       "call per sample, as the kernel counts them.\n");
+  if (const bench::SyscallCounter probe; !probe.error().empty())
+    fmt::print("System calls are not counted (the calls column says n/a): {}\n", probe.error());
   bench::Summary summary;
   for (const auto& interp : interps) {
     for (int depth : depths) summary.add(bench_target(interp, depth, seconds, rounds, austin));

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../common/harness.hpp"
+#include "../common/syscall_counter.hpp"
 #include "sampler/loop/schedule.hpp"
 #include "sampler_peer.hpp"
 
@@ -29,6 +30,8 @@ inline SleepOnly sleep_only(double rate, double seconds) {
   std::thread([&] {
     ::prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
     std::vector<double> late;
+    const SyscallCounter calls;
+    const auto calls0 = calls.count();
     const double cpu0 = thread_cpu_seconds();
     const auto begin = Clock::now();
     const auto end = begin + std::chrono::duration<double>(seconds);
@@ -46,12 +49,14 @@ inline SleepOnly sleep_only(double rate, double seconds) {
     }
     const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
     const double cpu = thread_cpu_seconds() - cpu0;
+    const auto calls1 = calls.count();
     auto& f = out.figures;
     f.asked = rate;
     f.samples_per_s = static_cast<double>(ticks) / wall;
     f.cpu_us_per_sample = ticks ? cpu * 1e6 / static_cast<double>(ticks) : 0;
     f.core_percent = 100 * cpu / wall;
-    f.syscalls_per_sample = 1;
+    if (calls0 && calls1 && ticks)
+      f.syscalls_per_sample = static_cast<double>(*calls1 - *calls0) / static_cast<double>(ticks);
     std::sort(late.begin(), late.end());
     if (!late.empty()) {
       out.late_p50_us = late[late.size() / 2];
