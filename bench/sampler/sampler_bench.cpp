@@ -56,6 +56,7 @@ void print_row(const std::string& who, const bench::Figures& f) {
   std::string extra;
   if (f.retried || f.paused)
     extra = fmt::format("  retried {:.2f}%  paused {:.2f}%", f.retried, f.paused);
+  if (f.failed > 0) extra += fmt::format("  failed {:.2f}%", f.failed);
   if (f.plan_regions) extra = fmt::format("  ({} regions, {} bytes)", f.plan_regions, f.plan_bytes);
   const bool paced = f.asked > 0 && f.asked < kMax;
   fmt::print("  {:<22} {:>9} {:>9.0f}/s {:>6} {:>8.1f} µs {:>6.1f}% {:>6.1f} {:>6} {:>7.1f}{}\n",
@@ -156,6 +157,7 @@ std::optional<bench::Figures> median_run(const std::vector<Round>& rounds, const
   m.retried = of(&bench::Figures::retried);
   m.paused = of(&bench::Figures::paused);
   m.stopped = of(&bench::Figures::stopped);
+  m.failed = of(&bench::Figures::failed);
   return m;
 }
 
@@ -316,8 +318,10 @@ int main(int argc, char** argv) {
   fmt::print(
       "CPU is the sampler's (dapprof: its sampling thread; austin: its process), user + "
       "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
-      "that found a stack moving and read again / paused the threads; calls = every system "
-      "call per sample, as the kernel counts them.\n");
+      "that found a stack moving and read again / paused the threads (the torn reads a "
+      "consistent read caught); failed: reads whose stack could not be walked (the torn reads "
+      "that show in nonblocking mode; one that walks is not caught there); calls = every "
+      "system call per sample, as the kernel counts them.\n");
   if (const bench::SyscallCounter probe; !probe.error().empty())
     fmt::print("System calls are not counted (the calls column says n/a): {}\n", probe.error());
   bench::Summary summary;

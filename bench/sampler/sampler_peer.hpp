@@ -31,6 +31,7 @@ struct Figures {
   double frames = 0;
   double syscalls_per_sample = 0;  // every system call, as the kernel counts them; 0: not counted
   std::uint64_t errors = 0;
+  double failed = 0;  // % of reads that failed (a torn stack the walk could not follow, ...)
   double retried = 0, paused = 0;  // % of consistent samples
   double stopped = 0;              // % of the run the program's threads were held stopped
   std::size_t plan_regions = 0, plan_bytes = 0;
