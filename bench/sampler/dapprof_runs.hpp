@@ -87,7 +87,6 @@ inline std::optional<Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
   const double after = reads - static_cast<double>(counted_from);
   if (counted && after > 0) f.syscalls_per_sample = static_cast<double>(*counted) / after;
   f.frames = snaps ? static_cast<double>(frames) / static_cast<double>(snaps) : 0;
-  f.errors = stats.errors;
   f.failed = reads > 0 ? 100.0 * static_cast<double>(stats.errors) / reads : 0;
   const auto& c = stats.reads;
   const double consistent = static_cast<double>(c.first_reads + c.paused);

@@ -208,8 +208,8 @@ bench::TargetFigures bench_target(const bench::Interpreter& interp, int depth, d
     const auto it = at_100k.find(who);
     return it == at_100k.end() ? nullptr : &it->second;
   };
-  const bench::Figures* max_dapprof = fast("consistent");
-  const bench::Figures* max_austin = fast("austin");
+  const bench::Figures* dapprof_100k = fast("consistent");
+  const bench::Figures* austin_100k = fast("austin");
   Progress progress(launcher);
   const auto rounds =
       one_khz_rounds(target, progress, peer ? austin : std::nullopt, seconds, rounds_asked);
@@ -239,17 +239,17 @@ bench::TargetFigures bench_target(const bench::Interpreter& interp, int depth, d
     fmt::print("    CPU/sample at 1 kHz, dapprof nonblocking / austin: {}\n",
                cpu_ratio("nonblocking"));
   }
-  if (max_dapprof && reads) {
+  if (dapprof_100k && reads) {
     fmt::print(
         // What the sampler could reach is the lower of the rate asked and the reads' own rate:
         // a loop doing only the reads is never held to a schedule.
         "    rate at 100 kHz asked / min(100 kHz, reads-only loop): {}  [goal >= 0.90; "
         ">= 30,000/s at depth 100]\n",
-        ratio(max_dapprof->samples_per_s, std::min(100000.0, reads->samples_per_s)));
+        ratio(dapprof_100k->samples_per_s, std::min(100000.0, reads->samples_per_s)));
   }
-  if (max_austin && max_dapprof) {
+  if (austin_100k && dapprof_100k) {
     fmt::print("    rate at 100 kHz asked, dapprof / austin: {}\n",
-               ratio(max_dapprof->samples_per_s, max_austin->samples_per_s));
+               ratio(dapprof_100k->samples_per_s, austin_100k->samples_per_s));
   }
   {
     // What the pauses can have cost the program, measured exactly where the slowdown below is

@@ -30,7 +30,6 @@ struct Figures {
   double samples_per_s = 0, cpu_us_per_sample = 0, core_percent = 0, reads_per_sample = 0;
   double frames = 0;
   double syscalls_per_sample = 0;  // every system call, as the kernel counts them; 0: not counted
-  std::uint64_t errors = 0;
   double failed = 0;  // % of reads that failed (a torn stack the walk could not follow, ...)
   double retried = 0, paused = 0;  // % of consistent samples
   double stopped = 0;              // % of the run the program's threads were held stopped

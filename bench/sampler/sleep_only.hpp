@@ -1,11 +1,11 @@
 #pragma once
 // What this machine lets a sampler that sleeps between ticks reach, whatever it reads: a loop
-// that samples nothing, only sleeps to each tick as dapprof's loop does (the same schedule, which
-// drops a tick woken more than a period late, and a timer slack of 1 ns), on a thread of its own.
+// that samples nothing, only sleeps to each tick as dapprof's loop does (its schedule, which drops
+// a tick woken more than a period late, its wait, and a timer slack of 1 ns), on a thread of its
+// own.
 // Its achieved rate is the ceiling of any such sampler here, and its CPU per tick what the
 // sleep and the wake alone cost.
 #include <sys/prctl.h>
-#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +15,7 @@
 #include "../common/harness.hpp"
 #include "../common/syscall_counter.hpp"
 #include "sampler/loop/schedule.hpp"
+#include "sampler/loop/stop_flag.hpp"
 #include "sampler_peer.hpp"
 
 namespace dapprof::bench {
@@ -37,13 +38,10 @@ inline SleepOnly sleep_only(double rate, double seconds) {
     const auto end = begin + std::chrono::duration<double>(seconds);
     sampler::loop::Schedule schedule(begin, rate);
     std::uint64_t ticks = 0;
+    const sampler::loop::StopFlag never;  // never raised: each wait lasts until its tick
     for (auto now = begin; now < end; ++ticks, schedule.advance(now)) {
       const auto due = schedule.next();
-      const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(due.time_since_epoch());
-      const timespec at{static_cast<time_t>(ns.count() / 1'000'000'000),
-                        static_cast<long>(ns.count() % 1'000'000'000)};
-      while (::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, nullptr) == EINTR) {
-      }
+      never.wait_until(due);
       now = Clock::now();
       late.push_back(std::chrono::duration<double, std::micro>(now - due).count());
     }
