@@ -86,6 +86,11 @@ void Session::on_upstream_ready(Result<Upstream> upstream) {
   }
   // Read the client only now: nothing it sends can get ahead of the upstream connection.
   auto self = shared_from_this();
+  // A client that can no longer be written to is gone, even if its end of the input is still
+  // open (a stdio client that closed only its reading pipe): the session ends as at EOF.
+  client_->on_write_failed([weak = weak_from_this()](const std::string& e) {
+    if (auto s = weak.lock()) s->on_client_closed(e);
+  });
   client_->start([self](Json&& m) { self->on_client_message(std::move(m)); },
                  [self](const std::string& e) { self->on_client_closed(e); });
 }
@@ -218,10 +223,18 @@ void Session::on_client_closed(const std::string& error) {
   if (!client_open_) return;
   client_open_ = false;
   client_->close();
-  if (!error.empty())
-    spdlog::error("session {}: client: {}; closing the session", id_, error);
+  const std::string how = error.empty() ? "end of stream" : error;
+  if (disconnect_requested_ || !upstream_open_)
+    spdlog::log(error.empty() ? spdlog::level::info : spdlog::level::warn,
+                "session {}: client disconnected ({})", id_, how);
   else
-    spdlog::info("session {}: client disconnected", id_);
+    spdlog::warn(
+        "session {}: client went away without disconnect ({}); ending the session as its "
+        "debug adapter would",
+        id_, how);
+  // Nobody is left to read the profile: stop sampling now (the run's end is logged), not when
+  // the adapter has finished.
+  profiling_->end(protocol::StoppedReason::Disconnected);
   if (upstream_open_) {
     // What the adapter would see if the client had talked to it directly: end of input.
     upstream_.channel->resume_reading();

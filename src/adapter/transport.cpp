@@ -1,5 +1,6 @@
 #include "adapter/transport.hpp"
 
+#include <fmt/format.h>
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -128,6 +129,10 @@ void Channel::do_write() {
           self->queued_bytes_ = 0;
           if (auto then = std::move(self->on_write_closed_))
             asio::post(self->executor_, std::move(then));
+          if (auto failed = std::move(self->on_write_failed_); failed && !self->closed_)
+            asio::post(self->executor_, [failed = std::move(failed), why = ec.message()] {
+              failed(fmt::format("cannot write to it: {}", why));
+            });
           return;
         }
         self->do_write();
@@ -171,6 +176,7 @@ void Channel::close() {
   on_closed_ = nullptr;
   on_drained_ = nullptr;
   on_write_closed_ = nullptr;
+  on_write_failed_ = nullptr;
 }
 
 void Channel::pause_reading() { paused_ = true; }

@@ -54,6 +54,9 @@ class Channel : public std::enable_shared_from_this<Channel> {
   std::size_t unsent_in_kernel();
   // Called each time the write queue drains completely.
   void on_drained(std::function<void()> callback) { on_drained_ = std::move(callback); }
+  // Called once if a write fails (the peer is gone: EPIPE, a reset). Without it, a failed write
+  // only stops further writes and the channel ends when its reading does.
+  void on_write_failed(OnClosed callback) { on_write_failed_ = std::move(callback); }
   bool is_open() const { return !closed_; }
   const std::string& name() const { return name_; }
 
@@ -75,6 +78,7 @@ class Channel : public std::enable_shared_from_this<Channel> {
   OnClosed on_closed_;
   std::function<void()> on_drained_;
   std::function<void()> on_write_closed_;
+  OnClosed on_write_failed_;
   std::deque<std::string> queue_;
   std::vector<std::string> writing_;
   std::size_t queued_bytes_ = 0;

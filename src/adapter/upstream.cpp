@@ -47,6 +47,15 @@ struct Connect : std::enable_shared_from_this<Connect> {
       self->fail(fmt::format("no answer from debugpy at {}:{} within {} s", self->target.host,
                              self->target.port, kConnectTimeout.count()));
     });
+    // A numeric address needs no resolver, and so no resolver thread, which asio would start
+    // and keep for the rest of the daemon's life (debugpy's child ports are all 127.0.0.1).
+    asio::error_code numeric;
+    if (const auto address = asio::ip::make_address(target.host, numeric); !numeric) {
+      socket.async_connect(
+          tcp::endpoint(address, target.port),
+          [self = shared_from_this()](const asio::error_code& e) { self->connected(e); });
+      return;
+    }
     resolver.async_resolve(
         target.host, std::to_string(target.port),
         [self = shared_from_this()](const asio::error_code& ec, tcp::resolver::results_type r) {

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import queue
 import socket
+import struct
 import threading
 import time
 
@@ -163,6 +164,28 @@ class DapClient:
 
     def wait_eof(self, timeout=15.0) -> bool:
         return self.eof.wait(timeout)
+
+    def vanish(self, reset=False):
+        """Go away without `disconnect`, as a client whose process died: the socket is released
+        as the kernel releases a dead process's (FIN, or RST if it had unread data), or with a
+        reset when `reset`. The reader thread is woken first (SHUT_RD sends nothing): while it
+        sits in recv(), close() alone would keep the connection open and send nothing at all.
+        A pipe client closes its end of the server's input, which is what a dead client's pipes
+        give the server first (EOF)."""
+        sock = getattr(self, "sock", None)
+        if sock is None:
+            self.close()
+            return
+        try:
+            sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+        if getattr(self, "gate", None):
+            self.gate.set()  # a stalled reader must get to its recv() to see the end
+        self._thread.join(5)
+        if reset:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        sock.close()
 
     def close(self):
         if self._closer:

@@ -198,6 +198,9 @@ class Adapter : public std::enable_shared_from_this<Adapter> {
 
   void on_closed(const std::string& error) {
     if (!error.empty()) spdlog::warn("profile-only session: {}", error);
+    // The session's end without `disconnect` (its client went away): as `disconnect`'s default,
+    // a launched program is terminated now and an attached one left running.
+    if (launched_ && program_) program_->terminate();
     end_target();
     state_ = State::Closed;
     channel_->close();
