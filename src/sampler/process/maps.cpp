@@ -9,10 +9,17 @@
 
 #include "sampler/process/permissions.hpp"
 #include "sampler/process/procfs.hpp"
+#include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler::process {
+namespace {
 
-Result<std::vector<MapEntry>> read_maps(pid_t pid) {
+// The file lists the address space the process had when the file was opened: one opened before
+// an exec and read after it reads empty, as a zombie's does. A starting program may exec a few
+// times (a shell, a launcher, the interpreter), so a live process's empty map is read again.
+constexpr int kReadsOfAnEmptyMap = 3;
+
+Result<std::vector<MapEntry>> read_once(pid_t pid) {
   const std::string path = fmt::format("/proc/{}/maps", pid);
   int error = 0;
   const auto text = read_proc_file(path, &error);
@@ -43,11 +50,26 @@ Result<std::vector<MapEntry>> read_maps(pid_t pid) {
       e.path = line.substr(consumed);
     maps.push_back(std::move(e));
   }
-  if (maps.empty()) {
-    // A zombie (or a process that exited while we read) has an empty map.
-    return Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
-  }
   return maps;
+}
+
+}  // namespace
+
+Result<std::vector<MapEntry>> read_maps(pid_t pid) {
+  for (int read = 1;; ++read) {
+    auto maps = read_once(pid);
+    if (!maps || !maps->empty()) return maps;
+    if (thread_gone(pid, pid)) {
+      return Error{fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
+    }
+    if (read == kReadsOfAnEmptyMap) {
+      const std::string name = process_name(pid);
+      return Error{fmt::format("process {} ({}) has no memory map: a kernel thread, not a "
+                               "program",
+                               pid, name.empty() ? "?" : name),
+                   ErrorCode::Generic};
+    }
+  }
 }
 
 }  // namespace dapprof::sampler::process

@@ -19,7 +19,8 @@ struct MapEntry {
   std::uint64_t inode = 0;   // of the mapped file; 0 for anonymous mappings
 };
 
-// NoSuchProcess if the process does not exist.
+// NoSuchProcess if the process does not exist, ProcessExited once it has exited (a zombie), Generic
+// for one with no map at all (a kernel thread). A process that exec'd meanwhile is read again.
 Result<std::vector<MapEntry>> read_maps(pid_t pid);
 
 }  // namespace dapprof::sampler::process

@@ -6,8 +6,11 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <sstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "child.hpp"
@@ -154,6 +157,30 @@ TEST(Maps, NonExistentProcessIsNoSuchProcess) {
   auto maps = read_maps(0x7ffffff0);  // above any pid_max
   ASSERT_FALSE(maps);
   EXPECT_EQ(maps.code(), ErrorCode::NoSuchProcess);
+}
+
+TEST(Maps, AProcessThatExecsIsNotTakenForExited) {
+  // /proc/PID/maps opened before an exec and read after it reads empty, as a zombie's does
+  // (seen: a starting interpreter behind a launcher taken for exited). The map of a process
+  // exec'ing itself 150 times, read as fast as it goes, must always be its map.
+  Child child({test::system_python(), "-S", test::target_script("reexec.py"), "150"});
+  std::atomic<bool> done{false};
+  std::thread watcher([&] { done = child.read_line(std::chrono::seconds(120)).has_value(); });
+  int reads = 0;
+  std::string failure;
+  while (!done && failure.empty()) {
+    auto maps = read_maps(child.pid());
+    if (!maps) {
+      failure = maps.message();
+    } else if (maps->empty()) {
+      failure = "an empty map";
+    }
+    ++reads;
+  }
+  child.kill_and_wait(SIGKILL);  // ends the watcher's read if the loop ended first
+  watcher.join();
+  EXPECT_EQ(failure, "") << "at read " << reads;
+  EXPECT_GT(reads, 150) << "the maps were not read across the execs";
 }
 
 // SampleReads: what one sample read is fetched at the start of the next in one system call.
