@@ -83,6 +83,7 @@ int run_dump(const DumpOptions& options) {
     return 1;
   }
   if (!(*proc)->warning().empty()) fmt::print(stderr, "dapprof: warning: {}\n", (*proc)->warning());
+  if (options.async_tasks) return run_dump_async(**proc, options);
   auto snap = (*proc)->snapshot();
   // A read of a running program can be torn; another try usually succeeds.
   for (int attempt = 0; attempt < 10 && !snap && snap.code() == ErrorCode::TornRead; ++attempt) {
