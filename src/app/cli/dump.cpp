@@ -77,6 +77,12 @@ int run_dump(const DumpOptions& options) {
                "drop --nonblocking to include native frames\n");
     return 2;
   }
+  if (options.async_tasks && (attach.native || attach.locals)) {
+    fmt::print(stderr,
+               "dapprof: error: --async prints the asyncio tasks, without native frames or local "
+               "variables: drop --native/--native-all/--locals, or --async\n");
+    return 2;
+  }
   auto proc = PythonProcess::attach(options.pid, attach);
   if (!proc) {
     fmt::print(stderr, "dapprof: error: {}\n", proc.message());

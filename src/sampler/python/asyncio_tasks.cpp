@@ -147,9 +147,16 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
   t.state = state_of(buf, running != nullptr);
   if (coro != 0) {
     bool truncated = false;
-    auto frames = running ? running_frames(*running, coro) : coroutine_chain(coro, truncated);
-    if (!frames) return frames.error();
-    t.frames = std::move(*frames);
+    if (running) {
+      auto frames = running_frames(*running, coro);
+      if (!frames) return frames.error();
+      t.frames = std::move(*frames);
+    }
+    if (t.frames.empty()) {
+      auto frames = coroutine_chain(coro, truncated);
+      if (!frames) return frames.error();
+      t.frames = std::move(*frames);
+    }
   }
   auto by = awaiters(word_at<Address>(buf, o.task_awaited_by) & ~kTagBits,
                      word_at<char>(buf, o.task_awaited_by_is_set) != 0);
@@ -222,8 +229,8 @@ Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const Thread
     frames->resize(std::min(i + 1, AsyncTasks::kMaxChain));
     return std::move(*frames);
   }
-  // Its loop has switched tasks since the running task was read.
-  return torn("the running task's coroutine is not on its thread's stack");
+  // Not entered yet, or just left: the loop is between the task's step and its coroutine.
+  return std::vector<model::Frame>{};
 }
 
 Result<std::vector<std::uint64_t>> AsyncioTaskReader::awaiters(Address awaited_by,

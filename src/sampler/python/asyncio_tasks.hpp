@@ -48,7 +48,8 @@ class AsyncioTaskReader {
   Result<std::string> task_name(Address name) const;
   // The coroutine chain from `coro` inwards, innermost first.
   Result<std::vector<model::Frame>> coroutine_chain(Address coro, bool& truncated);
-  // The running task's frames: its thread's stack from the top down to the task's coroutine.
+  // The running task's frames: its thread's stack from the top down to the task's coroutine;
+  // none if the coroutine is not on that stack (the loop is about to enter it, or just left it).
   Result<std::vector<model::Frame>> running_frames(const ThreadWords& thread, Address coro);
   Result<std::vector<std::uint64_t>> awaiters(Address awaited_by, bool is_set) const;
   TaskState state_of(const std::vector<std::byte>& task, bool running) const;

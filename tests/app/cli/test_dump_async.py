@@ -239,3 +239,52 @@ def test_await_cycle_is_an_error_as_in_pstree(dapprof, program, interp):
     by_name = {t["name"]: t for t in doc["tasks"]}
     assert by_name["first"]["awaited_by"] == [by_name["second"]["id"]]
     assert by_name["second"]["awaited_by"] == [by_name["first"]["id"]]
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_tasks_finishing_between_reads(dapprof, program, interp):
+    """A program whose tasks come and go all the time: paused, every read is whole; unpaused
+    (--nonblocking), a task that moved is counted as torn and left out, never a crash."""
+    if not readable(interp):
+        pytest.skip("before 3.14")
+    p = program(interp, "churn")
+    pid = p.truth["pid"]
+    for _ in range(5):
+        out = dump_async(dapprof, pid, "--json")
+        assert out.returncode == 0, out.stderr
+        doc = json.loads(out.stdout)
+        assert doc["torn"] == 0
+        names = {t["name"] for t in doc["tasks"]}
+        assert {f"churn-{i}" for i in range(4)} <= names
+    for _ in range(20):
+        out = dump_async(dapprof, pid, "--json", "--nonblocking")
+        # Ten torn reads in a row end in a clear error; anything else is a whole document.
+        if out.returncode != 0:
+            assert "asyncio tasks" in out.stderr and "Sanitizer" not in out.stderr, out.stderr
+            continue
+        doc = json.loads(out.stdout)
+        assert doc["torn"] >= 0 and len(doc["tasks"]) >= 1
+    assert p.proc.poll() is None  # the program runs on
+
+
+@pytest.mark.parametrize("flag", ["--native", "--locals"])
+def test_async_with_flags_it_ignores_is_an_error(dapprof, flag):
+    out = run([dapprof, "dump", "--pid", "1", "--async", flag])
+    assert out.returncode == 2 and "drop --native/--native-all/--locals, or --async" in out.stderr
+
+
+@pytest.mark.parametrize("interp", [i for i in pythons.interpreters() if i.version[:2] >= (3, 14)][:1]
+                         or [pytest.param(None, marks=pytest.mark.skip(reason="no 3.14+ here"))])
+def test_no_asyncio_imported(dapprof, interp):
+    proc = subprocess.Popen([interp.path, "-c", "import sys, time; print(1, flush=True); "
+                             "time.sleep(60)"], stdout=subprocess.PIPE, text=True)
+    try:
+        assert read_line(proc.stdout, 30).strip() == "1"
+        out = dump_async(dapprof, proc.pid)
+        if interp.version[:2] == (3, 14):  # _asyncio is an extension module, not loaded yet
+            assert out.returncode == 1 and "has not imported asyncio" in out.stderr, out.stderr
+        else:  # built into the interpreter: its task lists are there, and empty
+            assert out.returncode == 0 and out.stdout == "", out.stdout + out.stderr
+    finally:
+        proc.kill()
+        proc.wait()
