@@ -15,7 +15,8 @@ from conftest import pythons, read_line, run
 import subprocess
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "asyncio_tasks.py"
-SCENARIOS = ["taskgroup", "gather", "shield", "direct", "eager", "cancel", "threads", "many"]
+SCENARIOS = ["taskgroup", "gather", "shield", "direct", "shared", "eager", "cancel", "threads",
+             "many"]
 # Tasks that run in turns: between two reads they may have moved, so only the outermost frame
 # of their chain is compared.
 BUSY = {"cpu"}
@@ -26,6 +27,8 @@ PARENTS = {
     "gather": {"gathered-0": {"gatherer"}, "gathered-1": {"gatherer"}},
     "shield": {"shielded": {"shielding"}},
     "direct": {"awaited": {"awaiting"}},
+    "shared": {"shared": {"sharing-0", "sharing-1", "sharing-2"},
+               **{f"sharing-{i}": {"Task-1"} for i in range(3)}},
     "eager": {},
     "cancel": {},
     "threads": {},  # checked by thread below
