@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sampler/process/pause.hpp"
+#include "sampler/python/coroutine_chains.hpp"
 
 namespace dapprof::sampler {
 
@@ -49,10 +50,6 @@ T word_at(const std::vector<std::byte>& buf, std::uint64_t offset) {
   return load<T>(buf, offset);
 }
 
-// On 3.14 the awaited object is the top of a suspended coroutine's value stack; 3.15 keeps one
-// more item above it (_PyFrame_StackPeek(frame, 2), as CPython's own reader takes it).
-std::uint64_t await_depth(const Layout& l) { return l.at_least(3, 15) ? 2 : 1; }
-
 }  // namespace
 
 Result<AsyncTasks> AsyncioTaskReader::read() {
@@ -94,15 +91,31 @@ Result<AsyncTasks> AsyncioTaskReader::read() {
     ring(interp + o.interp_tasks_head, 0, 0, listed, result);
     interp = words[1];
   }
+  // Each task alone, then the coroutine chains of those not running, all together.
+  std::vector<AsyncTask> read_tasks;
+  std::vector<Address> coros;
   for (const auto& item : listed) {
-    auto t = task(item, threads);
+    Address coro = 0;
+    auto t = task(item, threads, coro);
     if (!t) {
       if (t.code() != ErrorCode::TornRead) return t.error();
       ++result.torn;
       continue;
     }
     if (t->frames.size() >= AsyncTasks::kMaxChain) result.truncated = true;
-    result.tasks.push_back(std::move(*t));
+    read_tasks.push_back(std::move(*t));
+    coros.push_back(read_tasks.back().frames.empty() ? coro : 0);
+  }
+  auto chains =
+      CoroutineChains(objects_, walker_).read(coros, AsyncTasks::kMaxChain, result.truncated);
+  for (std::size_t i = 0; i < read_tasks.size(); ++i) {
+    if (!chains[i]) {
+      if (chains[i].code() != ErrorCode::TornRead) return chains[i].error();
+      ++result.torn;
+      continue;
+    }
+    if (coros[i] != 0) read_tasks[i].frames = std::move(*chains[i]);
+    result.tasks.push_back(std::move(read_tasks[i]));
   }
   return result;
 }
@@ -128,7 +141,7 @@ void AsyncioTaskReader::ring(Address head, std::uint64_t os_thread_id, Address t
 }
 
 Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
-                                          const std::vector<ThreadWords>& threads) {
+                                          const std::vector<ThreadWords>& threads, Address& coro) {
   const AsyncioOffsets& o = target_.offsets;
   std::vector<std::byte> buf(o.task_size);
   if (auto s = objects_.memory().read(listed.task, buf.data(), buf.size()); !s)
@@ -140,23 +153,17 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
   auto name = task_name(word_at<Address>(buf, o.task_name) & ~kTagBits);
   if (!name) return name.error();
   t.name = std::move(*name);
-  const Address coro = word_at<Address>(buf, o.task_coro) & ~kTagBits;
+  coro = word_at<Address>(buf, o.task_coro) & ~kTagBits;
   const ThreadWords* running = nullptr;
   for (const auto& th : threads)
     if (th.running_task == listed.task) running = &th;
   t.state = state_of(buf, running != nullptr);
-  if (coro != 0) {
-    bool truncated = false;
-    if (running) {
-      auto frames = running_frames(*running, coro);
-      if (!frames) return frames.error();
-      t.frames = std::move(*frames);
-    }
-    if (t.frames.empty()) {
-      auto frames = coroutine_chain(coro, truncated);
-      if (!frames) return frames.error();
-      t.frames = std::move(*frames);
-    }
+  // The running task's frames are its thread's; the others' (and a running task's whose
+  // coroutine its loop has not entered yet) are read with every other task's, by the caller.
+  if (coro != 0 && running) {
+    auto frames = running_frames(*running, coro);
+    if (!frames) return frames.error();
+    t.frames = std::move(*frames);
   }
   auto by = awaiters(word_at<Address>(buf, o.task_awaited_by) & ~kTagBits,
                      word_at<char>(buf, o.task_awaited_by_is_set) != 0);
@@ -178,43 +185,6 @@ Result<std::string> AsyncioTaskReader::task_name(Address name) const {
   }
   if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
   return objects_.str(name, kMaxNameChars);
-}
-
-Result<std::vector<model::Frame>> AsyncioTaskReader::coroutine_chain(Address coro,
-                                                                     bool& truncated) {
-  const Layout& l = objects_.layout();
-  const auto& mem = objects_.memory();
-  std::vector<model::Frame> outer_first;
-  std::vector<std::byte> gen(std::max(l.gen_size, l.gen_iframe + l.frame_size));
-  Address type = 0;
-  for (Address c = coro; c != 0;) {
-    if (outer_first.size() >= AsyncTasks::kMaxChain) {
-      truncated = true;
-      break;
-    }
-    if (!plausible(c)) return torn("implausible coroutine address");
-    if (auto s = mem.read(c, gen.data(), gen.size()); !s) return as_torn(s.error());
-    const auto c_type = word_at<Address>(gen, l.object_type);
-    // What a coroutine awaits may be a future or another awaitable: the chain goes on only
-    // through objects of the coroutine's own type, as CPython's reader does.
-    if (type != 0 && c_type != type) break;
-    type = c_type;
-    const auto state = word_at<std::uint8_t>(gen, l.gen_frame_state);
-    if (state == l.gen_state_cleared) break;
-    const std::uint64_t f = l.gen_iframe;
-    auto frame = walker_.suspended_frame(word_at<Address>(gen, f + l.frame_code),
-                                         word_at<Address>(gen, f + l.frame_instr));
-    if (!frame) return frame.error();
-    outer_first.push_back(std::move(*frame));
-    if (state != l.gen_state_suspended_yield_from) break;
-    const Address sp = word_at<Address>(gen, f + l.frame_stackpointer);
-    if (!plausible(sp)) return torn("implausible coroutine stack pointer");
-    auto awaited = mem.read<Address>(sp - 8 * await_depth(l));
-    if (!awaited) return as_torn(awaited.error());
-    c = *awaited & ~kTagBits;
-  }
-  std::reverse(outer_first.begin(), outer_first.end());
-  return outer_first;
 }
 
 Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const ThreadWords& thread,

@@ -43,11 +43,11 @@ class AsyncioTaskReader {
   // The tasks of the ring whose head (a llist_node) is at `head`, appended to `out`.
   void ring(Address head, std::uint64_t os_thread_id, Address tstate, std::vector<Listed>& out,
             AsyncTasks& result);
-  // One task; TornRead if it reads as nonsense.
-  Result<AsyncTask> task(const Listed& listed, const std::vector<ThreadWords>& threads);
+  // One task, without its coroutine chain unless it is running (`coro` receives its
+  // coroutine); TornRead if it reads as nonsense.
+  Result<AsyncTask> task(const Listed& listed, const std::vector<ThreadWords>& threads,
+                         Address& coro);
   Result<std::string> task_name(Address name) const;
-  // The coroutine chain from `coro` inwards, innermost first.
-  Result<std::vector<model::Frame>> coroutine_chain(Address coro, bool& truncated);
   // The running task's frames: its thread's stack from the top down to the task's coroutine;
   // none if the coroutine is not on that stack (the loop is about to enter it, or just left it).
   Result<std::vector<model::Frame>> running_frames(const ThreadWords& thread, Address coro);

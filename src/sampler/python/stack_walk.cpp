@@ -311,15 +311,12 @@ model::Frame StackWalker::frame_of(const CodeInfo& info, std::int64_t offset) co
   return frame;
 }
 
-Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr) {
+Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr,
+                                                  std::span<const std::byte> header) {
   const Layout& l = objects_.layout();
   if (!l.at_least(3, 11)) return Error{"suspended_frame needs CPython 3.11+", ErrorCode::Generic};
   code &= ~kStackRefTagBits;
-  if (!plausible(code)) return torn("implausible code object address");
-  std::vector<std::byte>& header = headers_;
-  header.resize(l.code_size);
-  if (auto s = objects_.memory().read(code, header.data(), header.size()); !s)
-    return as_torn(s.error());
+  if (header.size() < l.code_size) return torn("short code object header");
   const Address code_type = objects_.types().code;
   if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
     return torn("frame's code is not a code object");

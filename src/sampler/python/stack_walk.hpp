@@ -9,6 +9,7 @@
 // CPython's own traceback code does.
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -74,9 +75,11 @@ class StackWalker {
   // the fetch copies callers before callees, so a callee popped and called again from a caller
   // that moved on in between would pair the caller's old line with a new call.
   // The frame of a suspended generator or coroutine (3.11+), whose frame is embedded in the
-  // object and so not on any thread's stack: from its code object (tagged or not) and
-  // instruction pointer, as read by the caller with the object.
-  Result<model::Frame> suspended_frame(Address code, Address instr);
+  // object and so not on any thread's stack: from its code object's address (tagged or not),
+  // its instruction pointer, and the code object's first layout.code_size bytes, all read by the
+  // caller (who batches such reads).
+  Result<model::Frame> suspended_frame(Address code, Address instr,
+                                       std::span<const std::byte> header);
   void add_checks(std::vector<process::ProcessMemory::Chunk>& where, std::vector<Address>& expected,
                   std::size_t callers) const;
 
