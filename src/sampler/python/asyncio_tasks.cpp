@@ -38,6 +38,7 @@ constexpr std::uint64_t kUnicodeSubclass = 1ul << 28;  // Py_TPFLAGS_UNICODE_SUB
 // A set of awaiters is small (a task awaited by a few); a larger table is a misread.
 constexpr std::uint64_t kMaxSetSlots = 1u << 16;
 constexpr std::size_t kMaxNameChars = 255;
+constexpr std::uint64_t kMaxObjectCopy = 4096;
 // TaskObj declares `int task_num_cancels_requested; PyObject *task_fut_waiter; PyObject
 // *task_coro` in this order (3.11 to 3.15); the section gives task_coro's offset only. The
 // count (Task.cancelling()) is what makes a task "cancelling": it stays above 0 from cancel()
@@ -60,6 +61,14 @@ Result<AsyncTasks> AsyncioTaskReader::read() {
     return Error{
         fmt::format("dapprof knows no coroutine layout for Python {}.{}", l.major, l.minor),
         ErrorCode::UnsupportedVersion};
+  }
+  // Copies of these are made per task, a thousand at a time: sizes from the target that no
+  // build has (a misread, or a hostile target) must not turn into gigabytes.
+  if (std::max(l.gen_size, l.gen_iframe + l.frame_size) > kMaxObjectCopy ||
+      l.code_size > kMaxObjectCopy || l.set_entry_size == 0 || l.set_entry_size > 64 ||
+      l.frame_stackpointer + 8 > l.frame_size || l.gen_frame_state >= l.gen_size) {
+    return Error{"the target's generator or code object offsets are implausible",
+                 ErrorCode::UnsupportedVersion};
   }
   AsyncTasks result;
   std::vector<Listed> listed;
