@@ -14,6 +14,7 @@
 #include "common/result.hpp"
 #include "model/sampling_settings.hpp"
 #include "model/snapshot.hpp"
+#include "sampler/async_tasks.hpp"
 
 namespace dapprof::sampler {
 
@@ -77,6 +78,10 @@ class PythonProcess {
   // True once the process is gone (snapshot() failures after this are not sampling errors).
   virtual bool exited() const = 0;
   virtual ReadCounts read_counts() const = 0;
+  // Every pending asyncio task, its coroutines and its awaiters (dump --async), read with the
+  // threads paused unless AttachOptions::nonblocking. UnsupportedVersion where the version's
+  // tasks cannot be read, NotPython where asyncio is not imported.
+  virtual Result<AsyncTasks> async_tasks() = 0;
   // The regions (address, size) the next sample fetches at once: for benchmarks, which compare
   // the sampler with a loop making just these reads.
   virtual std::vector<std::pair<std::uint64_t, std::size_t>> read_plan() const = 0;

@@ -22,6 +22,10 @@
 #if PY_VERSION_HEX >= 0x030C0000
 #include <internal/pycore_gil.h>
 #endif
+#if PY_VERSION_HEX >= 0x030E0000
+#include <internal/pycore_frame.h>
+#include <internal/pycore_interpframe_structs.h>
+#endif
 
 #if PY_VERSION_HEX < 0x030B0000
 /* Objects/dict-common.h is not installed before 3.11; its layout (3.8-3.10) mirrored here. */
@@ -237,6 +241,29 @@ int main(void) {
   D(unicode_object.state);
   D(unicode_object.length);
   D(unicode_object.asciiobject_size);
+#endif
+#if PY_VERSION_HEX >= 0x030E0000
+  /* asyncio tasks, read from outside (3.14+): a task's coroutine is a generator object whose
+   * frame is embedded in it; what it awaits is on that frame's value stack; awaited-by sets are
+   * sets; the task lists are llist_node rings. */
+  P("gen.size", sizeof(PyGenObject));
+  P("gen.iframe", offsetof(PyGenObject, gi_iframe));
+  P("gen.frame_state", offsetof(PyGenObject, gi_frame_state));
+  /* gi_frame_state values, as the byte the sampler reads (the enum is signed on 3.14). */
+  P("gen.state_suspended_yield_from", (unsigned char)FRAME_SUSPENDED_YIELD_FROM);
+  P("gen.state_cleared", (unsigned char)FRAME_CLEARED);
+  P("frame.stackpointer", offsetof(_PyInterpreterFrame, stackpointer));
+  P("set.used", offsetof(PySetObject, used));
+  P("set.mask", offsetof(PySetObject, mask));
+  P("set.table", offsetof(PySetObject, table));
+  P("set.entry_size", sizeof(setentry));
+  D(gen_object.size);
+  D(gen_object.gi_iframe);
+  D(gen_object.gi_frame_state);
+  D(interpreter_frame.stackpointer);
+  D(set_object.used);
+  D(set_object.mask);
+  D(set_object.table);
 #endif
 #if PY_VERSION_HEX >= 0x030F0000
   D(type_object.tp_basicsize);

@@ -77,12 +77,19 @@ int run_dump(const DumpOptions& options) {
                "drop --nonblocking to include native frames\n");
     return 2;
   }
+  if (options.async_tasks && (attach.native || attach.locals)) {
+    fmt::print(stderr,
+               "dapprof: error: --async prints the asyncio tasks, without native frames or local "
+               "variables: drop --native/--native-all/--locals, or --async\n");
+    return 2;
+  }
   auto proc = PythonProcess::attach(options.pid, attach);
   if (!proc) {
     fmt::print(stderr, "dapprof: error: {}\n", proc.message());
     return 1;
   }
   if (!(*proc)->warning().empty()) fmt::print(stderr, "dapprof: warning: {}\n", (*proc)->warning());
+  if (options.async_tasks) return run_dump_async(**proc, options);
   auto snap = (*proc)->snapshot();
   // A read of a running program can be torn; another try usually succeeds.
   for (int attempt = 0; attempt < 10 && !snap && snap.code() == ErrorCode::TornRead; ++attempt) {

@@ -18,6 +18,7 @@ struct DumpOptions {
   bool native = false;
   bool native_all = false;  // implies native
   bool locals = false;
+  bool async_tasks = false;  // --async: the asyncio task tree rather than the threads' stacks
 };
 
 struct RecordOptions {
@@ -47,6 +48,8 @@ struct TopOptions {
 
 // Each returns the process exit code; messages go to stderr.
 int run_dump(const DumpOptions& options);
+// dump --async, once attached (dump_async.cpp).
+int run_dump_async(sampler::PythonProcess& proc, const DumpOptions& options);
 int run_record(const RecordOptions& options);
 int run_top(const TopOptions& options);
 

@@ -62,6 +62,13 @@ constexpr FieldBinding kDebugBindings[] = {
     {"unicode_object.length", &Layout::unicode_length},
     {"unicode_object.asciiobject_size", &Layout::unicode_ascii_size},
     {"unicode_object.compactunicodeobject_size", &Layout::unicode_compact_size},
+    {"gen_object.size", &Layout::gen_size},
+    {"gen_object.gi_iframe", &Layout::gen_iframe},
+    {"gen_object.gi_frame_state", &Layout::gen_frame_state},
+    {"interpreter_frame.stackpointer", &Layout::frame_stackpointer},
+    {"set_object.used", &Layout::set_used},
+    {"set_object.mask", &Layout::set_mask},
+    {"set_object.table", &Layout::set_table},
 };
 
 const GeneratedLayout* table_for(int major, int minor) {

@@ -102,6 +102,17 @@ struct Layout {
   std::uint64_t keys_entry_size = kAbsent;
   std::uint64_t keys_unicode_entry_size = kAbsent;
   std::uint64_t values_values = kAbsent;  // PyDictValues.values, 3.13+ (0 before)
+  // Generators and coroutines, sets (3.14+: what the asyncio task reader needs)
+  std::uint64_t gen_size = kAbsent;
+  std::uint64_t gen_iframe = kAbsent;  // the frame, embedded in the object
+  std::uint64_t gen_frame_state = kAbsent;
+  std::uint64_t gen_state_suspended_yield_from = kAbsent;  // gi_frame_state values, as a byte
+  std::uint64_t gen_state_cleared = kAbsent;
+  std::uint64_t frame_stackpointer = kAbsent;  // _PyInterpreterFrame.stackpointer
+  std::uint64_t set_used = kAbsent;
+  std::uint64_t set_mask = kAbsent;
+  std::uint64_t set_table = kAbsent;
+  std::uint64_t set_entry_size = kAbsent;
 
   // Set when the target is a minor version newer than every generated table whose
   // _Py_DebugOffsets have the shape of a known one (`major.minor` is then the target's version

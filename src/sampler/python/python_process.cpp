@@ -18,6 +18,7 @@
 #include "sampler/process/sample_reads.hpp"
 #include "sampler/process/tasks.hpp"
 #include "sampler/python/activity.hpp"
+#include "sampler/python/asyncio_tasks.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/interpreter_words.hpp"
 #include "sampler/python/layout.hpp"
@@ -79,6 +80,10 @@ class PythonProcessImpl final : public PythonProcess {
     return exited_;
   }
   ReadCounts read_counts() const override { return counts_; }
+  Result<AsyncTasks> async_tasks() override {
+    if (exited_) return exited_error();
+    return python::read_asyncio_tasks(pid_, objects_, walker_, interp_, options_.nonblocking);
+  }
   std::vector<std::pair<std::uint64_t, std::size_t>> read_plan() const override {
     return sample_reads_.plan();
   }

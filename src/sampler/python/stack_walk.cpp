@@ -291,20 +291,41 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     } else {
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
-    model::Frame frame;
-    frame.function = info->function;
-    frame.file = info->file;
-    frame.line = lines_ == LineNumbers::Current         ? info->line_at(codes_.format(), offset)
-                 : lines_ == LineNumbers::FunctionStart ? info->first_line
-                                                        : 0;
-    frame.first_line = info->first_line;
-    frames.push_back(std::move(frame));
+    frames.push_back(frame_of(*info, offset));
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
   }
   if (in_call > 0) end_call(0);
   return frames;
+}
+
+model::Frame StackWalker::frame_of(const CodeInfo& info, std::int64_t offset) const {
+  model::Frame frame;
+  frame.function = info.function;
+  frame.file = info.file;
+  frame.line = lines_ == LineNumbers::Current         ? info.line_at(codes_.format(), offset)
+               : lines_ == LineNumbers::FunctionStart ? info.first_line
+                                                      : 0;
+  frame.first_line = info.first_line;
+  return frame;
+}
+
+Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr,
+                                                  std::span<const std::byte> header) {
+  const Layout& l = objects_.layout();
+  if (!l.at_least(3, 11)) return Error{"suspended_frame needs CPython 3.11+", ErrorCode::Generic};
+  code &= ~kStackRefTagBits;
+  if (header.size() < l.code_size) return torn("short code object header");
+  const Address code_type = objects_.types().code;
+  if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+    return torn("frame's code is not a code object");
+  }
+  auto info = codes_.get(code, header);
+  if (!info) return info.error();
+  const auto offset = static_cast<std::int64_t>(instr - (code + l.code_code_adaptive));
+  if (!(*info)->holds_offset(offset)) return torn("instruction pointer outside its code object");
+  return frame_of(**info, offset);
 }
 
 }  // namespace dapprof::sampler::python

@@ -9,6 +9,7 @@
 // CPython's own traceback code does.
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -73,6 +74,12 @@ class StackWalker {
   // `callers` frames under it. A caller's instruction moves only once its callee has returned;
   // the fetch copies callers before callees, so a callee popped and called again from a caller
   // that moved on in between would pair the caller's old line with a new call.
+  // The frame of a suspended generator or coroutine (3.11+), whose frame is embedded in the
+  // object and so not on any thread's stack: from its code object's address (tagged or not),
+  // its instruction pointer, and the code object's first layout.code_size bytes, all read by the
+  // caller (who batches such reads).
+  Result<model::Frame> suspended_frame(Address code, Address instr,
+                                       std::span<const std::byte> header);
   void add_checks(std::vector<process::ProcessMemory::Chunk>& where, std::vector<Address>& expected,
                   std::size_t callers) const;
 
@@ -92,6 +99,7 @@ class StackWalker {
     bool ends_call = false;  // the outermost frame its C-level evaluation call runs
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
+  model::Frame frame_of(const CodeInfo& info, std::int64_t offset) const;
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
   // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read

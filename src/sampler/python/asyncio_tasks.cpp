@@ -1,0 +1,288 @@
+#include "sampler/python/asyncio_tasks.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+#include "sampler/process/pause.hpp"
+#include "sampler/python/coroutine_chains.hpp"
+
+namespace dapprof::sampler {
+
+std::string_view task_state_name(TaskState state) {
+  switch (state) {
+    case TaskState::Running:
+      return "running";
+    case TaskState::Waiting:
+      return "waiting";
+    case TaskState::Cancelling:
+      return "cancelling";
+    case TaskState::Unknown:
+      break;
+  }
+  return "unknown";
+}
+
+}  // namespace dapprof::sampler
+
+namespace dapprof::sampler::python {
+namespace {
+
+constexpr int kMaxInterpreters = 64;
+// Tagged pointers (_PyStackRef, 3.14+) carry up to 2 tag bits; objects are 8-aligned.
+constexpr Address kTagBits = 7;
+constexpr std::uint64_t kLongSubclass = 1ul << 24;     // Py_TPFLAGS_LONG_SUBCLASS
+constexpr std::uint64_t kUnicodeSubclass = 1ul << 28;  // Py_TPFLAGS_UNICODE_SUBCLASS
+// A set of awaiters is small (a task awaited by a few); a larger table is a misread.
+constexpr std::uint64_t kMaxSetSlots = 1u << 16;
+constexpr std::size_t kMaxNameChars = 255;
+constexpr std::uint64_t kMaxObjectCopy = 4096;
+// TaskObj declares `int task_num_cancels_requested; PyObject *task_fut_waiter; PyObject
+// *task_coro` in this order (3.11 to 3.15); the section gives task_coro's offset only. The
+// count (Task.cancelling()) is what makes a task "cancelling": it stays above 0 from cancel()
+// until the task ends, unless the task uncancels.
+constexpr std::uint64_t kCancelsBeforeCoro = 16;
+constexpr int kMaxPlausibleCancels = 1 << 20;
+
+template <typename T>
+T word_at(const std::vector<std::byte>& buf, std::uint64_t offset) {
+  return load<T>(buf, offset);
+}
+
+}  // namespace
+
+Result<AsyncTasks> AsyncioTaskReader::read() {
+  const Layout& l = objects_.layout();
+  const auto& mem = objects_.memory();
+  const AsyncioOffsets& o = target_.offsets;
+  if (l.gen_iframe == kAbsent || l.frame_stackpointer == kAbsent || l.set_table == kAbsent) {
+    return Error{
+        fmt::format("dapprof knows no coroutine layout for Python {}.{}", l.major, l.minor),
+        ErrorCode::UnsupportedVersion};
+  }
+  // Copies of these are made per task, a thousand at a time: sizes from the target that no
+  // build has (a misread, or a hostile target) must not turn into gigabytes.
+  if (std::max(l.gen_size, l.gen_iframe + l.frame_size) > kMaxObjectCopy ||
+      l.code_size > kMaxObjectCopy || l.set_entry_size == 0 || l.set_entry_size > 64 ||
+      l.frame_stackpointer + 8 > l.frame_size || l.gen_frame_state >= l.gen_size) {
+    return Error{"the target's generator or code object offsets are implausible",
+                 ErrorCode::UnsupportedVersion};
+  }
+  AsyncTasks result;
+  std::vector<Listed> listed;
+  std::vector<ThreadWords> threads;
+  auto head = mem.read<Address>(interp_.runtime + l.runtime_interpreters_head);
+  if (!head) return as_torn(head.error());
+  std::vector<Address> seen;
+  for (Address interp = *head; interp != 0;) {
+    if (seen.size() >= kMaxInterpreters ||
+        std::find(seen.begin(), seen.end(), interp) != seen.end())
+      return torn("interpreter list cycle");
+    seen.push_back(interp);
+    Address words[2] = {};  // threads_head, next
+    std::vector<process::ProcessMemory::Chunk> chunks{
+        {interp + l.interp_threads_head, &words[0], 8}, {interp + l.interp_next, &words[1], 8}};
+    if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
+    auto raw = walker_.threads(interp, words[0]);
+    if (!raw) return raw.error();
+    for (const auto& t : *raw) {
+      Address loop_task[2] = {};
+      std::vector<process::ProcessMemory::Chunk> c{
+          {t.tstate + o.tstate_running_loop, &loop_task[0], 8},
+          {t.tstate + o.tstate_running_task, &loop_task[1], 8}};
+      if (auto s = mem.read_many(c); !s) return as_torn(s.error());
+      threads.push_back({t.tstate, t.native_thread_id, t.top_frame,
+                         loop_task[0] != 0 ? loop_task[1] & ~kTagBits : 0});
+      ring(t.tstate + o.tstate_tasks_head, t.native_thread_id, t.tstate, listed, result);
+    }
+    ring(interp + o.interp_tasks_head, 0, 0, listed, result);
+    interp = words[1];
+  }
+  // Each task alone, then the coroutine chains of those not running, all together.
+  std::vector<AsyncTask> read_tasks;
+  std::vector<Address> coros;
+  for (const auto& item : listed) {
+    Address coro = 0;
+    auto t = task(item, threads, coro);
+    if (!t) {
+      if (t.code() != ErrorCode::TornRead) return t.error();
+      ++result.torn;
+      continue;
+    }
+    if (t->frames.size() >= AsyncTasks::kMaxChain) result.truncated = true;
+    read_tasks.push_back(std::move(*t));
+    coros.push_back(read_tasks.back().frames.empty() ? coro : 0);
+  }
+  auto chains =
+      CoroutineChains(objects_, walker_).read(coros, AsyncTasks::kMaxChain, result.truncated);
+  for (std::size_t i = 0; i < read_tasks.size(); ++i) {
+    if (!chains[i]) {
+      if (chains[i].code() != ErrorCode::TornRead) return chains[i].error();
+      ++result.torn;
+      continue;
+    }
+    if (coros[i] != 0) read_tasks[i].frames = std::move(*chains[i]);
+    result.tasks.push_back(std::move(read_tasks[i]));
+  }
+  return result;
+}
+
+void AsyncioTaskReader::ring(Address head, std::uint64_t os_thread_id, Address tstate,
+                             std::vector<Listed>& out, AsyncTasks& result) {
+  // llist_node is {next, prev}: the ring is followed through `next` (offset 0) back to its head.
+  const auto& mem = objects_.memory();
+  auto node = mem.read<Address>(head);
+  while (node && *node != head) {
+    if (out.size() >= AsyncTasks::kMaxTasks) {
+      result.truncated = true;
+      return;
+    }
+    if (!plausible(*node) || *node < target_.offsets.task_node) {
+      ++result.torn;  // the rest of this ring is out of reach
+      return;
+    }
+    out.push_back({*node - target_.offsets.task_node, os_thread_id, tstate});
+    node = mem.read<Address>(*node);
+  }
+  if (!node) ++result.torn;
+}
+
+Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
+                                          const std::vector<ThreadWords>& threads, Address& coro) {
+  const AsyncioOffsets& o = target_.offsets;
+  std::vector<std::byte> buf(o.task_size);
+  if (auto s = objects_.memory().read(listed.task, buf.data(), buf.size()); !s)
+    return as_torn(s.error());
+  if (word_at<char>(buf, o.task_is_task) == 0) return torn("a future in a task list");
+  AsyncTask t;
+  t.id = listed.task;
+  t.os_thread_id = listed.os_thread_id;
+  auto name = task_name(word_at<Address>(buf, o.task_name) & ~kTagBits);
+  if (!name) return name.error();
+  t.name = std::move(*name);
+  coro = word_at<Address>(buf, o.task_coro) & ~kTagBits;
+  const ThreadWords* running = nullptr;
+  for (const auto& th : threads)
+    if (th.running_task == listed.task) running = &th;
+  t.state = state_of(buf, running != nullptr);
+  // The running task's frames are its thread's; the others' (and a running task's whose
+  // coroutine its loop has not entered yet) are read with every other task's, by the caller.
+  if (coro != 0 && running) {
+    auto frames = running_frames(*running, coro);
+    if (!frames) return frames.error();
+    t.frames = std::move(*frames);
+  }
+  auto by = awaiters(word_at<Address>(buf, o.task_awaited_by) & ~kTagBits,
+                     word_at<char>(buf, o.task_awaited_by_is_set) != 0);
+  if (!by) return by.error();
+  t.awaited_by = std::move(*by);
+  return t;
+}
+
+Result<std::string> AsyncioTaskReader::task_name(Address name) const {
+  // A task named by asyncio's counter keeps the number (an int) until its name is asked for.
+  auto type = objects_.type_of(name);
+  if (!type) return type.error();
+  auto flags = objects_.memory().read<std::uint64_t>(*type + objects_.layout().type_flags);
+  if (!flags) return as_torn(flags.error());
+  if (*flags & kLongSubclass) {
+    auto n = objects_.unsigned_int(name);
+    if (!n) return n.error();
+    return fmt::format("Task-{}", *n);
+  }
+  if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
+  return objects_.str(name, kMaxNameChars);
+}
+
+Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const ThreadWords& thread,
+                                                                    Address coro) {
+  const Layout& l = objects_.layout();
+  std::vector<StackWalker::FrameAt> where;
+  auto frames = walker_.walk(thread.top_frame, nullptr, nullptr, &where);
+  if (!frames) return frames.error();
+  const Address own = coro + l.gen_iframe;
+  for (std::size_t i = 0; i < where.size(); ++i) {
+    if (where[i].frame != own) continue;
+    frames->resize(std::min(i + 1, AsyncTasks::kMaxChain));
+    return std::move(*frames);
+  }
+  // Not entered yet, or just left: the loop is between the task's step and its coroutine.
+  return std::vector<model::Frame>{};
+}
+
+Result<std::vector<std::uint64_t>> AsyncioTaskReader::awaiters(Address awaited_by,
+                                                               bool is_set) const {
+  std::vector<std::uint64_t> out;
+  if (awaited_by == 0) return out;
+  if (!is_set) {
+    out.push_back(awaited_by);
+    return out;
+  }
+  const Layout& l = objects_.layout();
+  const auto& mem = objects_.memory();
+  std::int64_t used = 0, mask = 0;
+  Address table = 0;
+  std::vector<process::ProcessMemory::Chunk> c{{awaited_by + l.set_used, &used, 8},
+                                               {awaited_by + l.set_mask, &mask, 8},
+                                               {awaited_by + l.set_table, &table, 8}};
+  if (auto s = mem.read_many(c); !s) return as_torn(s.error());
+  if (mask < 0 || static_cast<std::uint64_t>(mask) >= kMaxSetSlots || used < 0 || used > mask + 1 ||
+      !plausible(table))
+    return torn("implausible awaited-by set");
+  std::vector<std::byte> entries((static_cast<std::uint64_t>(mask) + 1) * l.set_entry_size);
+  if (auto s = mem.read(table, entries.data(), entries.size()); !s) return as_torn(s.error());
+  // setentry is {key, hash}: an empty slot has no key, a removed one the dummy key.
+  for (std::size_t i = 0; i < entries.size() && out.size() < static_cast<std::size_t>(used);
+       i += l.set_entry_size) {
+    const auto key = word_at<Address>(entries, i);
+    if (key != 0 && key != target_.set_dummy) out.push_back(key);
+  }
+  return out;
+}
+
+TaskState AsyncioTaskReader::state_of(const std::vector<std::byte>& task, bool running) const {
+  if (running) return TaskState::Running;
+  const std::uint64_t coro = target_.offsets.task_coro;
+  if (coro < kCancelsBeforeCoro) return TaskState::Waiting;
+  const int cancels = word_at<int>(task, coro - kCancelsBeforeCoro);
+  if (cancels < 0 || cancels > kMaxPlausibleCancels) return TaskState::Unknown;
+  return cancels > 0 ? TaskState::Cancelling : TaskState::Waiting;
+}
+
+}  // namespace dapprof::sampler::python
+
+namespace dapprof::sampler::python {
+
+Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWalker& walker,
+                                      const Interpreter& interp, bool nonblocking) {
+  const Layout& l = objects.layout();
+  if (!l.at_least(3, 14)) {
+    return Error{fmt::format("dapprof reads the asyncio tasks of CPython 3.14 and newer, which "
+                             "publish where they keep them; process {} runs Python {} (use "
+                             "`python -m asyncio ps` there from 3.14 on)",
+                             pid, interp.version),
+                 ErrorCode::UnsupportedVersion};
+  }
+  auto target = find_asyncio(pid, objects.memory(), interp.binary);
+  if (!target) return target.error();
+  // Paused, the tree is one instant's: no task moves between the reads of its awaiters and its
+  // coroutines.
+  std::optional<process::PausedProcess> pause;
+  if (!nonblocking) {
+    auto p = process::PausedProcess::pause(pid);
+    if (!p) return p.error();
+    pause.emplace(std::move(*p));
+  }
+  AsyncioTaskReader reader(objects, walker, interp, *target);
+  try {
+    return reader.read();
+  } catch (const std::exception& e) {
+    // As a snapshot: nothing read from a running target may bring the profiler down.
+    return Error{fmt::format("reading the asyncio tasks of process {} failed: {}", pid, e.what()),
+                 ErrorCode::TornRead};
+  }
+}
+
+}  // namespace dapprof::sampler::python
