@@ -10,9 +10,16 @@ Faults, drawn in turn from a shuffled cycle so that each occurs equally often:
   kill-debuggee   SIGKILL of the program: profilingStopped must arrive
   kill-adapter    SIGKILL of debugpy's adapter: terminated must arrive
   kill-client     the client's connection reset: the daemon ends the session by itself
+  client-closes   the client's connection closed without disconnect (a window reload, a
+                  crashed client): the daemon ends the session as debugpy's adapter would
+  stdio-client-closes
+                  the same through `dapprof stdio` (its standard input closed): it must exit
   stop-debuggee   SIGSTOP of the program for a second, then SIGCONT, then a normal stop
   stall-client    the client stops reading for 1-4 s, then a normal stop
   none            a normal stop
+After every round, every process the session started (the adapter, debugpy's launcher, the
+launched program) must have ended: by `disconnect`, or, for a client gone without it, because
+the daemon ended the session (the program is told to stop by itself only after that check).
 A normal stop writes the profile, and its samples must add up: delivered + dropped = taken (the
 file holds every sample taken). Prints one line per round and a table per fault; exits non-zero at
 the first round that breaks a rule, with the seed to replay it.
@@ -31,11 +38,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from stress_common import (TARGET, Daemon, DapError, Session, gone,
+from stress_common import (TARGET, Daemon, DapError, Session, StdioDaemon, gone,
                            kill_quietly, read_collapsed, wait_until)
 from sanitizer import rss_bound_mib  # noqa: E402 (tests/support, on the path through stress_common)
 
-FAULTS = ["kill-debuggee", "kill-adapter", "kill-client", "stop-debuggee", "stall-client", "none"]
+FAULTS = ["kill-debuggee", "kill-adapter", "kill-client", "client-closes", "stdio-client-closes",
+          "stop-debuggee", "stall-client", "none"]
+# The client goes without disconnect: the daemon alone must end the session.
+VANISHING = {"kill-client", "client-closes", "stdio-client-closes"}
 
 
 class RoundFailed(Exception):
@@ -64,16 +74,11 @@ def normal_stop(session: Session, out: Path) -> str:
     return f"{stream.delivered} delivered + {stream.dropped} dropped = {taken} taken"
 
 
-def reset(client):
-    """Close with a TCP reset, as a client that crashed."""
-    client.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.sock.close()
-
-
 def one_round(daemon: Daemon, fault: str, rng: random.Random, python: str, work: Path,
               index: int) -> str:
     stop_file = work / f"stop-{index}"
-    session = Session(daemon, TARGET, [stop_file, "120"], python, gated=True)
+    host = StdioDaemon(daemon.dapprof, python, work) if fault.startswith("stdio-") else daemon
+    session = Session(host, TARGET, [stop_file, "120"], python, gated=True)
     try:
         started = session.client.call("startProfiling", {"rate": 1000, "batchIntervalMs": 50})
         check(started["success"], f"startProfiling failed: {started}")
@@ -89,8 +94,11 @@ def one_round(daemon: Daemon, fault: str, rng: random.Random, python: str, work:
             check(session.saw_event("terminated", 20), "no terminated")
             outcome = "terminated"
         elif fault == "kill-client":
-            reset(session.client)
+            session.client.vanish(reset=True)
             outcome = "reset"
+        elif fault in ("client-closes", "stdio-client-closes"):
+            session.client.vanish()
+            outcome = "closed without disconnect"
         elif fault == "stop-debuggee":
             kill_quietly(session.debuggee, signal.SIGSTOP)
             time.sleep(1.0)
@@ -104,11 +112,20 @@ def one_round(daemon: Daemon, fault: str, rng: random.Random, python: str, work:
             outcome = normal_stop(session, out)
         else:
             outcome = normal_stop(session, out)
-        if fault != "kill-client":
+        if fault not in VANISHING:
             session.end()
+        left = lambda: [pid for pid in session.processes if not gone(pid)]  # noqa: E731
+        began = time.monotonic()
+        check(wait_until(lambda: not left(), 20), f"processes of the session left: {left()}")
+        if fault in VANISHING:
+            outcome += f", its processes ended in {time.monotonic() - began:.1f} s"
+        if host is not daemon:
+            check(host.proc.wait(timeout=20) == 0, "dapprof stdio did not exit with 0")
     finally:
         session.client.close()
         stop_file.write_text("stop")
+        if host is not daemon:
+            host.stop()
     check(wait_until(lambda: gone(session.debuggee), 20), "the debuggee was left running")
     return outcome
 
@@ -166,17 +183,17 @@ def main():
                     sys.exit(1)
                 worst_rss = max(worst_rss, now.rss_kib)
                 outcomes[fault].append(time.monotonic() - started)
-                print(f"round {index + 1:3} {fault:14} {time.monotonic() - started:5.1f} s  "
+                print(f"round {index + 1:3} {fault:19} {time.monotonic() - started:5.1f} s  "
                       f"{outcome}; daemon: {now}", flush=True)
             final = daemon.resources()
         finally:
             daemon.stop()
     print(f"\n{args.rounds} rounds in {time.monotonic() - began:.0f} s, seed {seed}: all survived")
-    print(f"{'fault':14} {'rounds':>6} {'mean s':>7}")
+    print(f"{'fault':19} {'rounds':>6} {'mean s':>7}")
     for fault in FAULTS:
         times = outcomes[fault]
         if times:
-            print(f"{fault:14} {len(times):6} {sum(times) / len(times):7.1f}")
+            print(f"{fault:19} {len(times):6} {sum(times) / len(times):7.1f}")
     print(f"daemon: baseline {baseline}; final {final}; highest RSS {worst_rss / 1024:.1f} MiB")
 
 

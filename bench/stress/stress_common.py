@@ -45,6 +45,7 @@ class Daemon:
 
     def __init__(self, dapprof: str, python: str, workdir: Path, *extra: str):
         self.workdir = workdir
+        self.dapprof = dapprof
         port_file = workdir / "port"
         self.log = workdir / "serve.log"
         with open(self.log, "wb") as log:
@@ -63,6 +64,10 @@ class Daemon:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def connect(self, gated: bool) -> DapClient:
+        return (DapClient.over_gated_socket("127.0.0.1", self.port) if gated
+                else DapClient.over_socket("127.0.0.1", self.port))
 
     def resources(self) -> Resources:
         return Resources(open_fds(self.pid), thread_count(self.pid), rss_kib(self.pid),
@@ -97,15 +102,43 @@ class Daemon:
                 self.proc.wait()
 
 
+class StdioDaemon:
+    """`dapprof stdio`: one session on its standard input and output, the process ending with it."""
+
+    def __init__(self, dapprof: str, python: str, workdir: Path, *extra: str):
+        self.log = workdir / "stdio.log"
+        self.proc = subprocess.Popen(
+            [dapprof, "stdio", "--python", python, "--log-file", str(self.log),
+             "--log-level", "warn", *extra], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.pid = self.proc.pid
+
+    def connect(self, gated: bool) -> DapClient:
+        return DapClient.over_process(self.proc)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+
+
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`: a session's adapter, debugpy's launcher, the launched program."""
+    found, todo = [], [pid]
+    while todo:
+        for child in children_of(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
 class Session:
     """A debug session through the daemon launching `program` under debugpy."""
 
-    def __init__(self, daemon: Daemon, program: Path, args: list[str], python: str,
+    def __init__(self, daemon: Daemon | StdioDaemon, program: Path, args: list[str], python: str,
                  gated=False, timeout=60.0):
         self.daemon = daemon
         before = set(children_of(daemon.pid))  # the daemon may start the adapter on connect
-        self.client = (DapClient.over_gated_socket("127.0.0.1", daemon.port) if gated
-                       else DapClient.over_socket("127.0.0.1", daemon.port))
+        self.client = daemon.connect(gated)
         try:
             assert self.client.call("initialize", INITIALIZE, timeout)["success"]
             seq = self.client.request("launch", {
@@ -124,6 +157,9 @@ class Session:
         # start one at a time).
         started = [pid for pid in children_of(daemon.pid) if pid not in before]
         self.adapter = started[0] if len(started) == 1 else None
+        # Everything this session started: the adapter, debugpy's launcher, the program.
+        self.processes = ([self.adapter, *descendants(self.adapter)] if self.adapter
+                          else [self.debuggee])
 
     def saw_event(self, event: str, timeout=20.0) -> bool:
         return wait_until(lambda: any(m.get("type") == "event" and m.get("event") == event

@@ -223,15 +223,14 @@ void Session::on_client_closed(const std::string& error) {
   if (!client_open_) return;
   client_open_ = false;
   client_->close();
-  const std::string how = error.empty() ? "end of stream" : error;
-  if (disconnect_requested_ || !upstream_open_)
-    spdlog::log(error.empty() ? spdlog::level::info : spdlog::level::warn,
-                "session {}: client disconnected ({})", id_, how);
-  else
+  if (!error.empty()) spdlog::error("session {}: client: {}; closing the session", id_, error);
+  if (upstream_open_ && !disconnect_requested_)
     spdlog::warn(
-        "session {}: client went away without disconnect ({}); ending the session as its "
-        "debug adapter would",
-        id_, how);
+        "session {}: the client's connection ended without disconnect; ending the session as "
+        "its debug adapter would",
+        id_);
+  else if (error.empty())
+    spdlog::info("session {}: client disconnected", id_);
   // Nobody is left to read the profile: stop sampling now (the run's end is logged), not when
   // the adapter has finished.
   profiling_->end(protocol::StoppedReason::Disconnected);

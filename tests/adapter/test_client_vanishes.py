@@ -106,7 +106,7 @@ class Daemon:
         print(f"{self.how}: the session's processes ended {time.monotonic() - began:.1f} s after "
               f"the client went away")
         log = self.log.read_text(errors="replace")
-        assert "went away without disconnect" in log, log[-3000:]
+        assert "ended without disconnect" in log, log[-3000:]
 
 
 def received(client: DapClient, what, timeout=30.0) -> dict:
