@@ -31,8 +31,6 @@ import collections
 import os
 import random
 import signal
-import socket
-import struct
 import sys
 import tempfile
 import time

@@ -19,8 +19,8 @@ sys.path.insert(0, str(ROOT / "tests" / "adapter"))
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from dapclient import DapClient, DapError  # noqa: E402,F401 (re-exported for the scripts)
-from proc_info import (children_of, cpu_seconds, open_fds, process_state, rss_kib,  # noqa: E402
-                       thread_count, wait_until)
+from proc_info import (children_of, cpu_seconds, descendants, gone, open_fds,  # noqa: E402,F401
+                       process_state, rss_kib, thread_count, wait_until)
 from profiling_stream import Stream, read_collapsed  # noqa: E402,F401
 
 TARGET = ROOT / "tests" / "adapter" / "fixtures" / "profile_target.py"
@@ -121,16 +121,6 @@ class StdioDaemon:
         self.proc.wait()
 
 
-def descendants(pid: int) -> list[int]:
-    """Every process below `pid`: a session's adapter, debugpy's launcher, the launched program."""
-    found, todo = [], [pid]
-    while todo:
-        for child in children_of(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
 class Session:
     """A debug session through the daemon launching `program` under debugpy."""
 
@@ -222,11 +212,6 @@ def kill_quietly(pid: int | None, sig=signal.SIGKILL):
             os.kill(pid, sig)
         except OSError:
             pass
-
-
-def gone(pid: int) -> bool:
-    """Ended: reaped, or a zombie waiting for a parent that is not ours (init in a container)."""
-    return process_state(pid) in (None, "Z")
 
 
 def percentile(values, q: float) -> float:

@@ -22,7 +22,7 @@ import pytest
 from conftest import (DEBIAN_PYTHON, FIXTURES, children_of, dapprof_bin, process_state,
                       start_serve, start_stdio, wait_until)
 from dapclient import DapClient
-from proc_info import open_fds, thread_count
+from proc_info import descendants, gone, open_fds, thread_count
 from sessions import INITIALIZE
 
 HERE = Path(__file__).resolve().parent
@@ -31,20 +31,6 @@ LISTENER = FIXTURES / "listen_program.py"
 # The adapter has 5 s to end its session once its input is closed, then its pipes are closed and
 # it is sent SIGTERM 3 s later (SIGKILL after 3 more): everything is gone well within this.
 GRACE = 15
-
-
-def descendants(pid: int) -> list[int]:
-    found, todo = [], [pid]
-    while todo:
-        for child in children_of(todo.pop()):
-            found.append(child)
-            todo.append(child)
-    return found
-
-
-def gone(pid: int) -> bool:
-    """Ended: reaped, or a zombie waiting for a parent that is not ours."""
-    return process_state(pid) in (None, "Z")
 
 
 def free_port() -> int:
@@ -100,9 +86,11 @@ class Daemon:
             now = lambda: (open_fds(self.proc.pid), thread_count(self.proc.pid))  # noqa: E731
             assert wait_until(lambda: now() == self.baseline, 5), \
                 f"(fds, threads) {now()} != baseline {self.baseline}"
-            # And it goes on serving.
+            # And it goes on serving: a new session is answered (with --connect, by debugpy's
+            # listening adapter, which may still be ending the last session and refuse).
             fresh = self.serve.connect(self.procs)
-            assert fresh.call("initialize", INITIALIZE)["success"]
+            assert fresh.call("initialize", INITIALIZE)["type"] == "response"
+            fresh.close()
         print(f"{self.how}: the session's processes ended {time.monotonic() - began:.1f} s after "
               f"the client went away")
         log = self.log.read_text(errors="replace")

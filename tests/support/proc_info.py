@@ -18,6 +18,21 @@ def children_of(pid: int) -> list[int]:
     return found
 
 
+def descendants(pid: int) -> list[int]:
+    """Every process below `pid`: a session's adapter, debugpy's launcher, the launched program."""
+    found, todo = [], [pid]
+    while todo:
+        for child in children_of(todo.pop()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def gone(pid: int) -> bool:
+    """Ended: reaped, or a zombie waiting for a parent that is not ours (init in a container)."""
+    return process_state(pid) in (None, "Z")
+
+
 def process_state(pid: int) -> str | None:
     """'R', 'S', 'Z', ... or None once the pid is gone (reaped)."""
     try:
