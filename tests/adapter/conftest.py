@@ -17,7 +17,8 @@ sys.path.insert(0, str(HERE.parent / "support"))
 
 from binaries import dapprof_bin  # noqa: E402,F401 (used by the tests)
 from dapclient import DapClient  # noqa: E402
-from proc_info import children_of, process_state, wait_until  # noqa: E402,F401 (for the tests)
+# For the tests:
+from proc_info import children_of, gone, process_state, wait_until  # noqa: E402,F401
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 FIXTURES = HERE / "fixtures"

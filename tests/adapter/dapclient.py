@@ -151,6 +151,20 @@ class DapClient:
             if predicate(message):
                 return message
 
+    def find(self, predicate, timeout=30.0) -> dict | None:
+        """The first message received so far, or within `timeout`, that matches; None if none
+        came before the timeout or the end of the connection. Unlike wait_for, which drops what
+        it skips, this finds messages that race each other in whichever order they came."""
+        deadline = time.monotonic() + timeout
+        while True:
+            ended = self.eof.is_set()  # before looking: what came before the end is all there
+            for message in list(self.received):
+                if predicate(message):
+                    return message
+            if ended or time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
+
     def wait_event(self, event, timeout=30.0) -> dict:
         return self.wait_for(lambda m: m.get("type") == "event" and m.get("event") == event,
                              timeout, f"event {event!r}")

@@ -24,18 +24,10 @@ PROGRAM = FIXTURES / "spawns_child.py"
 def find_event(client: DapClient, event: str, timeout=30.0, where=lambda body: True) -> dict:
     """The first `event` received so far or within `timeout` (DapClient.wait_for drops what it
     skips, and these events race with responses)."""
-    found = []
-
-    def seen():
-        for m in list(client.received):
-            if m.get("type") == "event" and m.get("event") == event and where(m.get("body", {})):
-                found.append(m)
-                return True
-        return client.eof.is_set()
-
-    wait_until(seen, timeout)
+    found = client.find(lambda m: m.get("type") == "event" and m.get("event") == event and
+                        where(m.get("body", {})), timeout)
     assert found, f"no {event!r} event within {timeout} s (connection closed: {client.eof.is_set()})"
-    return found[0]
+    return found
 
 
 def trace_lines(trace: Path) -> list[dict]:

@@ -98,16 +98,11 @@ class Daemon:
 
 
 def received(client: DapClient, what, timeout=30.0) -> dict:
-    """The first message so far matching `what` (a predicate), in whatever order the session's
-    adapter sent them (debugpy and dapprof's own adapter order `launch`'s answers differently)."""
-    found = []
-
-    def seen():
-        found[:] = [m for m in list(client.received) if what(m)]
-        return bool(found)
-
-    assert wait_until(seen, timeout), "not received"
-    return found[0]
+    """The first message matching `what`, in whatever order the session's adapter sent them
+    (debugpy and dapprof's own adapter order `launch`'s answers differently)."""
+    found = client.find(what, timeout)
+    assert found, "not received"
+    return found
 
 
 def event(name):

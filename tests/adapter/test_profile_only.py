@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import DEBIAN_PYTHON, FIXTURES, start_serve, start_stdio, wait_until
+from conftest import DEBIAN_PYTHON, FIXTURES, gone, start_serve, start_stdio, wait_until
 from dapclient import DapClient
 from live_session import TARGET, assert_fixture_profiled, check_run, profile_run, saw_event
 from sessions import INITIALIZE
@@ -44,14 +44,6 @@ def launch(client: DapClient, arguments: dict) -> int:
 
 def events(client: DapClient, name: str) -> list[dict]:
     return [m for m in client.received if m.get("type") == "event" and m.get("event") == name]
-
-
-def gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 @pytest.mark.parametrize("transport", ["stdio", "serve"])

@@ -29,8 +29,9 @@ def descendants(pid: int) -> list[int]:
 
 
 def gone(pid: int) -> bool:
-    """Ended: reaped, or a zombie waiting for a parent that is not ours (init in a container)."""
-    return process_state(pid) in (None, "Z")
+    """Ended: reaped, dead, or a zombie waiting for a parent that is not ours (init in a
+    container)."""
+    return process_state(pid) in (None, "Z", "X")
 
 
 def process_state(pid: int) -> str | None:

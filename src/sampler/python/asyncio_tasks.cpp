@@ -31,8 +31,6 @@ namespace dapprof::sampler::python {
 namespace {
 
 constexpr int kMaxInterpreters = 64;
-// Tagged pointers (_PyStackRef, 3.14+) carry up to 2 tag bits; objects are 8-aligned.
-constexpr Address kTagBits = 7;
 constexpr std::uint64_t kLongSubclass = 1ul << 24;     // Py_TPFLAGS_LONG_SUBCLASS
 constexpr std::uint64_t kUnicodeSubclass = 1ul << 28;  // Py_TPFLAGS_UNICODE_SUBCLASS
 // A set of awaiters is small (a task awaited by a few); a larger table is a misread.
@@ -45,11 +43,6 @@ constexpr std::uint64_t kMaxObjectCopy = 4096;
 // until the task ends, unless the task uncancels.
 constexpr std::uint64_t kCancelsBeforeCoro = 16;
 constexpr int kMaxPlausibleCancels = 1 << 20;
-
-template <typename T>
-T word_at(const std::vector<std::byte>& buf, std::uint64_t offset) {
-  return load<T>(buf, offset);
-}
 
 }  // namespace
 
@@ -94,7 +87,7 @@ Result<AsyncTasks> AsyncioTaskReader::read() {
           {t.tstate + o.tstate_running_task, &loop_task[1], 8}};
       if (auto s = mem.read_many(c); !s) return as_torn(s.error());
       threads.push_back({t.tstate, t.native_thread_id, t.top_frame,
-                         loop_task[0] != 0 ? loop_task[1] & ~kTagBits : 0});
+                         loop_task[0] != 0 ? loop_task[1] & ~kStackRefTagBits : 0});
       ring(t.tstate + o.tstate_tasks_head, t.native_thread_id, t.tstate, listed, result);
     }
     ring(interp + o.interp_tasks_head, 0, 0, listed, result);
@@ -155,14 +148,14 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
   std::vector<std::byte> buf(o.task_size);
   if (auto s = objects_.memory().read(listed.task, buf.data(), buf.size()); !s)
     return as_torn(s.error());
-  if (word_at<char>(buf, o.task_is_task) == 0) return torn("a future in a task list");
+  if (load<char>(buf, o.task_is_task) == 0) return torn("a future in a task list");
   AsyncTask t;
   t.id = listed.task;
   t.os_thread_id = listed.os_thread_id;
-  auto name = task_name(word_at<Address>(buf, o.task_name) & ~kTagBits);
+  auto name = task_name(load<Address>(buf, o.task_name) & ~kStackRefTagBits);
   if (!name) return name.error();
   t.name = std::move(*name);
-  coro = word_at<Address>(buf, o.task_coro) & ~kTagBits;
+  coro = load<Address>(buf, o.task_coro) & ~kStackRefTagBits;
   const ThreadWords* running = nullptr;
   for (const auto& th : threads)
     if (th.running_task == listed.task) running = &th;
@@ -174,8 +167,8 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
     if (!frames) return frames.error();
     t.frames = std::move(*frames);
   }
-  auto by = awaiters(word_at<Address>(buf, o.task_awaited_by) & ~kTagBits,
-                     word_at<char>(buf, o.task_awaited_by_is_set) != 0);
+  auto by = awaiters(load<Address>(buf, o.task_awaited_by) & ~kStackRefTagBits,
+                     load<char>(buf, o.task_awaited_by_is_set) != 0);
   if (!by) return by.error();
   t.awaited_by = std::move(*by);
   return t;
@@ -236,7 +229,7 @@ Result<std::vector<std::uint64_t>> AsyncioTaskReader::awaiters(Address awaited_b
   // setentry is {key, hash}: an empty slot has no key, a removed one the dummy key.
   for (std::size_t i = 0; i < entries.size() && out.size() < static_cast<std::size_t>(used);
        i += l.set_entry_size) {
-    const auto key = word_at<Address>(entries, i);
+    const auto key = load<Address>(entries, i);
     if (key != 0 && key != target_.set_dummy) out.push_back(key);
   }
   return out;
@@ -246,7 +239,7 @@ TaskState AsyncioTaskReader::state_of(const std::vector<std::byte>& task, bool r
   if (running) return TaskState::Running;
   const std::uint64_t coro = target_.offsets.task_coro;
   if (coro < kCancelsBeforeCoro) return TaskState::Waiting;
-  const int cancels = word_at<int>(task, coro - kCancelsBeforeCoro);
+  const int cancels = load<int>(task, coro - kCancelsBeforeCoro);
   if (cancels < 0 || cancels > kMaxPlausibleCancels) return TaskState::Unknown;
   return cancels > 0 ? TaskState::Cancelling : TaskState::Waiting;
 }

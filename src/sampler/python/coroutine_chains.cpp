@@ -9,9 +9,6 @@ namespace {
 
 using Chunk = process::ProcessMemory::Chunk;
 
-// Tagged pointers (_PyStackRef, 3.14+) carry up to 2 tag bits; objects are 8-aligned.
-constexpr Address kTagBits = 7;
-
 // On 3.14 the awaited object is the top of a suspended coroutine's value stack; 3.15 keeps one
 // more item above it (_PyFrame_StackPeek(frame, 2), as CPython's own reader takes it).
 std::uint64_t await_depth(const Layout& l) { return l.at_least(3, 15) ? 2 : 1; }
@@ -83,7 +80,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
         continue;
       }
       c.type = type;
-      c.code = load<Address>(gen, l.gen_iframe + l.frame_code) & ~kTagBits;
+      c.code = load<Address>(gen, l.gen_iframe + l.frame_code) & ~kStackRefTagBits;
       c.instr = load<Address>(gen, l.gen_iframe + l.frame_instr);
       c.stackpointer = load<Address>(gen, l.gen_iframe + l.frame_stackpointer);
       if (!plausible(c.code)) {
@@ -133,7 +130,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
         c.error = torn("coroutine value stack not readable");
         continue;
       }
-      c.next = c.awaited & ~kTagBits;
+      c.next = c.awaited & ~kStackRefTagBits;
     }
   }
   std::vector<Result<std::vector<model::Frame>>> out;

@@ -20,9 +20,8 @@ constexpr std::uint8_t kFastCell = 0x40;
 constexpr std::uint8_t kFastFree = 0x80;
 constexpr int kVarargs = 0x4;  // co_flags
 constexpr int kVarkeywords = 0x8;
-// 3.14+ fast locals are _PyStackRef: an object pointer with tag bits below 8-byte alignment,
+// 3.14+ fast locals are _PyStackRef: an object pointer under its tag bits (kStackRefTagBits),
 // or a small int tagged with both low bits.
-constexpr Address kStackRefTagBits = 7;
 constexpr Address kStackRefIntTag = 3;
 
 }  // namespace

@@ -33,6 +33,11 @@ inline bool plausible(Address address) {
   return address >= 4096 && address < (Address{1} << 47) && address % 8 == 0;
 }
 
+// 3.14+: a _PyStackRef (f_executable, fast locals, a value stack's items, a task's fields) is
+// a pointer whose low bits are tags (1 bit on 3.14, 2 on 3.15); objects are at least 8-aligned,
+// so masking 3 bits is right on every version.
+constexpr Address kStackRefTagBits = 7;
+
 // A field of a structure copied out of the target; zero if the copy is too short for it (or the
 // field is kAbsent: the test must not overflow).
 template <typename T>

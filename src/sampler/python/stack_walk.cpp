@@ -11,9 +11,6 @@ constexpr std::uint8_t kOwnedByGenerator = 1;
 // every version, named FRAME_OWNED_BY_CSTACK on 3.12-3.13 and FRAME_OWNED_BY_INTERPRETER on 3.14+
 // (where CSTACK became 4 and is assigned nowhere). CPython's own readers test owner >= 3.
 constexpr std::uint8_t kFirstShimOwner = 3;
-// 3.14+: f_executable is a _PyStackRef, a pointer whose low bits are tags (1 bit on 3.14, 2 on
-// 3.15); objects are at least 8-aligned, so masking 3 bits is right on every version.
-constexpr Address kStackRefTagBits = 7;
 // 3.11's _PyInterpreterFrame has `bool is_entry` right before `char owner`.
 constexpr std::uint64_t kIsEntryBeforeOwner = 1;
 constexpr std::uint64_t kWindow = 16 * 1024;
