@@ -10,7 +10,8 @@ import sys
 from typing import List, Optional, TextIO, Tuple
 
 from .errors import ClientError, ConnectionClosed, RequestFailed
-from .protocol import DEFAULT_FORMAT, FORMATS, START_DEFAULTS, START_RANGES, SUPPORTS_PROFILING
+from .protocol import (ASYNC_MODES, DEFAULT_FORMAT, FORMATS, START_DEFAULTS, START_RANGES,
+                       SUPPORTS_PROFILING)
 from .session import Session, document_bytes
 
 EXIT_OK, EXIT_ERROR, EXIT_PROGRAM_FAILED = 0, 1, 3  # argparse exits 2 on a bad command line
@@ -95,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--idle", action="store_true", help="also sample idle threads")
     g.add_argument("--gil", action="store_true", help="only the thread holding the GIL")
     g.add_argument("--subprocesses", action="store_true", help="also sample child processes")
+    g.add_argument("--async", dest="async_mode", choices=[m for m in ASYNC_MODES if m != "off"],
+                   help="sample by asyncio task: the running task's ('running'), or every "
+                   "task's each tick ('all')")
     g.add_argument("--batch-interval", type=int, metavar="MS", help="milliseconds between "
                    f"profilingData events ({_range('batchIntervalMs')})")
     g.add_argument("--stacks", action="store_true", default=None,
@@ -256,7 +260,8 @@ def _run(opts, record: Optional[TextIO]) -> int:
             info = session.start_profiling(
                 rate=opts.rate, native=opts.native, nonblocking=opts.nonblocking, idle=opts.idle,
                 gil=opts.gil, subprocesses=opts.subprocesses,
-                batch_interval_ms=opts.batch_interval, name=name, stacks=opts.stacks)
+                batch_interval_ms=opts.batch_interval, name=name, stacks=opts.stacks,
+                async_mode=opts.async_mode)
         except ClientError:
             session.disconnect(terminate=True)
             raise

@@ -271,11 +271,11 @@ class Session:
                         nonblocking: bool = False, idle: bool = False, gil: bool = False,
                         subprocesses: bool = False, batch_interval_ms: Optional[int] = None,
                         pid: Optional[int] = None, name: str = "python",
-                        stacks: Optional[bool] = None) -> dict:
+                        stacks: Optional[bool] = None, async_mode: Optional[str] = None) -> dict:
         """startProfiling; returns the response body (pid, pythonVersion, settings in effect).
         Samples then accumulate in self.profile, a new Profile per run. `stacks` asks for samples
         as stack IDs with counts (the same samples, fewer bytes); None asks for them when the
-        adapter says it supports them."""
+        adapter says it supports them. `async_mode` ("running", "all") samples by asyncio task."""
         if not self.capabilities.get(SUPPORTS_PROFILING):
             raise ClientError(f"{self.connection.description} does not support profiling "
                               f"(no {SUPPORTS_PROFILING} in its capabilities): is it dapprof?")
@@ -285,7 +285,8 @@ class Session:
             stacks = bool(self.capabilities.get(SUPPORTS_PROFILING_STACKS))
         if stacks:
             arguments["stacks"] = True
-        for key, value in (("rate", rate), ("batchIntervalMs", batch_interval_ms), ("pid", pid)):
+        for key, value in (("rate", rate), ("batchIntervalMs", batch_interval_ms), ("pid", pid),
+                           ("async", async_mode)):
             if value is not None:
                 arguments[key] = value
         self.profile = Profile(name=name)

@@ -11,7 +11,7 @@ namespace {
 Json frame_event(const model::Frame& f, char phase, std::int64_t ts, const model::ThreadInfo& t) {
   Json e = {{"name", f.function}, {"cat", "python"}, {"ph", std::string(1, phase)},
             {"ts", ts},           {"pid", t.pid},    {"tid", t.os_thread_id}};
-  if (phase == 'B') e["args"] = {{"file", f.file}, {"line", f.line}};
+  if (phase == 'B') e["args"] = {{"file", model::frame_place(f)}, {"line", f.line}};
   return e;
 }
 

@@ -37,9 +37,10 @@ void write_cpuprofile(const Profile& profile, std::ostream& out, const WriteOpti
                     {"columnNumber", -1}};
     } else {
       const auto& f = tree.frames()[n.frame];
+      const auto place = model::frame_place(f);
       call_frame = {{"functionName", f.function},
-                    {"scriptId", script_id(f.file)},
-                    {"url", f.file},
+                    {"scriptId", script_id(place)},
+                    {"url", place},
                     {"lineNumber", f.line > 0 ? f.line - 1 : -1},
                     {"columnNumber", f.line > 0 ? 0 : -1}};
     }

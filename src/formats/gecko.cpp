@@ -21,14 +21,15 @@ namespace {
 constexpr int kGeckoVersion = 27;
 
 // Indices into meta.categories, which colour the timeline and the call tree.
-enum Category : int { kOther = 0, kPython = 1, kNative = 2, kDebugger = 3 };
+enum Category : int { kOther = 0, kPython = 1, kNative = 2, kDebugger = 3, kTask = 4 };
 
 Json categories() {
   const auto category = [](std::string_view name, std::string_view color) {
     return Json{{"name", name}, {"color", color}, {"subcategories", Json::array({"Other"})}};
   };
   return Json::array({category("Other", "grey"), category("Python", "yellow"),
-                      category("Native", "blue"), category("Debugger", "purple")});
+                      category("Native", "blue"), category("Debugger", "purple"),
+                      category("asyncio task", "green")});
 }
 
 double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
@@ -38,10 +39,7 @@ double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
 // known, so that a function's samples at different lines stay one function; the frame table's
 // line column is the line of the sample.
 std::string location(const model::Frame& f) {
-  // (string_view operands: a mix with "" would make a temporary std::string of each.)
-  const std::string_view file = !f.file.empty() ? std::string_view(f.file)
-                                : f.native()    ? std::string_view(f.module)
-                                                : std::string_view();
+  const std::string file = model::frame_place(f);
   if (file.empty()) return f.function;
   const int line = f.first_line > 0 ? f.first_line : f.line;
   if (line <= 0) return fmt::format("{} ({})", f.function, file);
@@ -50,6 +48,7 @@ std::string location(const model::Frame& f) {
 
 int category(const model::Frame& f) {
   if (f.debugger()) return kDebugger;
+  if (f.task()) return kTask;
   return f.native() ? kNative : kPython;
 }
 

@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <cmath>
+#include <deque>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -80,13 +81,12 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
   // at a line), numbered from 1 as ids must be non-zero.
   using FunctionKey = std::tuple<std::string_view, std::string_view, int>;
   std::map<FunctionKey, std::uint64_t> function_ids;
+  std::deque<std::string> places;  // what the keys' file views (stable addresses)
   for (std::size_t i = 0; i < profile.frames().size(); ++i) {
     const auto& f = profile.frames()[i];
-    // A native frame without line tables is still placed: in its shared object.
-    // (string_view operands: a mix with "" would make a temporary std::string of each.)
-    const std::string_view file = !f.file.empty() ? std::string_view(f.file)
-                                  : f.native()    ? std::string_view(f.module)
-                                                  : std::string_view();
+    // A native frame without line tables is still placed: in its shared object; a task frame
+    // in "<task>".
+    const std::string_view file = places.emplace_back(model::frame_place(f));
     // The key views the frame's own strings (a deduced std::tuple would copy the name into a
     // temporary, and the map would keep a view of it).
     const auto [it, added] = function_ids.try_emplace(FunctionKey(f.function, file, f.first_line),
@@ -114,6 +114,7 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
   const auto thread_key = strings.index("thread");
   const auto tid_key = strings.index("tid");
   const auto pid_key = strings.index("pid");
+  const auto task_key = strings.index("task");
   for (const auto& [key, weight] : weights) {
     const auto& [thread_index, stack_index] = key;
     const auto& thread = profile.threads()[thread_index];
@@ -133,6 +134,16 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
     auto* pid = sample->add_label();
     pid->set_key(pid_key);
     pid->set_num(thread.pid);
+    // With async sampling, the task the sample is of (its innermost task frame), as a label
+    // that `pprof -tagfocus task=...` selects by.
+    for (const auto frame : profile.stacks()[stack_index]) {
+      const auto& f = profile.frames()[frame];
+      if (!f.task()) continue;
+      auto* task = sample->add_label();
+      task->set_key(task_key);
+      task->set_str(strings.index(f.function));
+      break;
+    }
   }
 
   std::string bytes;

@@ -95,9 +95,10 @@ ThreadState state_of(const model::ThreadStack& thread) {
 }
 
 std::string frame_label(const model::Frame& frame) {
-  if (frame.file.empty()) return frame.function;
-  if (frame.line <= 0) return fmt::format("{} ({})", frame.function, frame.file);
-  return fmt::format("{} ({}:{})", frame.function, frame.file, frame.line);
+  if (!frame.task() && frame.file.empty()) return frame.function;
+  const auto place = model::frame_place(frame);
+  if (frame.line <= 0) return fmt::format("{} ({})", frame.function, place);
+  return fmt::format("{} ({}:{})", frame.function, place, frame.line);
 }
 
 model::Frame thread_frame(const model::ThreadInfo& thread) {

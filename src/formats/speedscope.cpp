@@ -19,10 +19,7 @@ void write_speedscope(const Profile& profile, std::ostream& out, const WriteOpti
   for (const auto& f : profile.frames()) {
     Json frame = {{"name", f.function}};
     // A native frame without line tables is still placed: in its shared object.
-    if (!f.file.empty())
-      frame["file"] = f.file;
-    else if (f.native() && !f.module.empty())
-      frame["file"] = f.module;
+    if (auto place = model::frame_place(f); !place.empty()) frame["file"] = std::move(place);
     if (f.line > 0) frame["line"] = f.line;
     frames.push_back(std::move(frame));
   }

@@ -20,9 +20,9 @@ std::uint64_t frame_hash(const model::Frame& f) {
   XXH64_hash_t h = XXH3_64bits(f.function.data(), f.function.size());
   h = XXH3_64bits_withSeed(f.file.data(), f.file.size(), h);
   h = XXH3_64bits_withSeed(f.module.data(), f.module.size(), h);
-  const std::int64_t tail = (static_cast<std::int64_t>(f.line) << 3) |
-                            (static_cast<std::int64_t>(f.origin) << 1) |
-                            static_cast<std::int64_t>(f.kind);
+  const std::int64_t tail =
+      (static_cast<std::int64_t>(f.line) << 5) | (static_cast<std::int64_t>(f.task_state) << 3) |
+      (static_cast<std::int64_t>(f.origin) << 2) | static_cast<std::int64_t>(f.kind);
   return XXH3_64bits_withSeed(&tail, sizeof tail, h);
 }
 
@@ -36,8 +36,8 @@ bool StackTable::same_frame(const model::Frame& frame, std::uint32_t index) cons
   // The fields that differ most often first: the line, then the cheap ones.
   const auto& kept = frames_[index];
   return frame.line == kept.line && frame.kind == kept.kind &&
-         frame.origin == given_origin_[index] && frame.function == kept.function &&
-         frame.file == kept.file && frame.module == kept.module;
+         frame.task_state == kept.task_state && frame.origin == given_origin_[index] &&
+         frame.function == kept.function && frame.file == kept.file && frame.module == kept.module;
 }
 
 std::uint32_t StackTable::add_frame(const model::Frame& frame) {

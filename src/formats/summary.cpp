@@ -16,8 +16,10 @@ Summary summarize(const Profile& profile) {
   std::vector<std::size_t> function_of;
   Summary summary;
   for (const auto& f : profile.frames()) {
-    auto [it, added] = function_ids.try_emplace({f.function, f.file}, summary.functions.size());
-    if (added) summary.functions.push_back(FunctionStats{f.function, f.file, 0, 0});
+    // A task is an entry of its own, in "<task>": where its samples ran and waited in all.
+    auto place = f.task() ? model::frame_place(f) : f.file;
+    auto [it, added] = function_ids.try_emplace({f.function, place}, summary.functions.size());
+    if (added) summary.functions.push_back(FunctionStats{f.function, std::move(place), 0, 0});
     function_of.push_back(it->second);
   }
   // Per stack: its innermost function and the set of functions on it, computed once.

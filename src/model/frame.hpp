@@ -2,12 +2,21 @@
 // One frame of a sampled stack: what the sampler reads, the protocol announces and every writer
 // shows. Depends on nothing but the standard library.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace dapprof::model {
 
-// What ran in a frame: the Python interpreter's frame, or a native (C, C++, Cython) one.
-enum class FrameKind : std::uint8_t { Python, Native };
+// What ran in a frame: the Python interpreter's frame, a native (C, C++, Cython) one, or an
+// asyncio task: with an async sampling mode (SamplingSettings::async), a task's coroutine frames
+// stand under a frame of the task itself, and that under the frames of the task awaiting it.
+enum class FrameKind : std::uint8_t { Python, Native, Task };
+
+// What an asyncio task was doing when sampled. running: its thread's event loop was stepping it;
+// waiting: suspended (a task awaiting another is waiting); cancelling: cancel() was asked and the
+// task has not finished; unknown: the version does not tell.
+enum class TaskState : std::uint8_t { Running, Waiting, Cancelling, Unknown };
 
 // Whose code a frame runs. Independent of the kind: pydevd's compiled (Cython) frames are both
 // native and the debugger's. The sampler leaves every frame Program; classify_origin() decides.
@@ -25,8 +34,12 @@ struct Frame {
   // follows from the code object like the function and file. Last, so that brace-initialised
   // frames keep their meaning.
   int first_line = 0;
+  // Of a task frame: the task's state at that sample, part of the frame's identity, so that a
+  // task's running and waiting samples are told apart.
+  TaskState task_state = TaskState::Unknown;
 
   bool native() const { return kind == FrameKind::Native; }
+  bool task() const { return kind == FrameKind::Task; }
   bool debugger() const { return origin == FrameOrigin::Debugger; }
   bool operator==(const Frame&) const = default;
 };
@@ -39,5 +52,25 @@ Frame classified(Frame frame);
 
 // The stand-in frame for a sample taken in the debugger's own code when its frames are hidden.
 Frame debugger_frame();
+
+// The frame of an asyncio task named `name` (its function is the name; it has no file or line).
+Frame task_frame(std::string name, TaskState state);
+// The stand-in of an event loop's own frames (run_forever, _run_once, Handle._run, ...) under
+// the tasks it runs, with an async sampling mode: one frame at the root of every task's stack.
+Frame event_loop_frame();
+// "running", "waiting", "cancelling" or "unknown", as the protocol and every format name it.
+std::string_view task_state_name(TaskState state);
+// Where a frame is, as the export formats show it beside its function: its file; a native frame
+// without one, its shared object; a task frame, "<task>" (as CPython's own sampler writes it)
+// followed by the state unless running ("<task waiting>"), so that a task's running and waiting
+// frames, distinct frames, also read apart.
+std::string frame_place(const Frame& frame);
+// The task state a place of frame_place names, if it names one.
+std::optional<TaskState> task_place_state(std::string_view place);
+// The inverse of frame_place, for the readers of exported files: a frame without a line placed
+// in "<task ...>" becomes a task frame, any other gets `place` as its file.
+void set_place(Frame& frame, std::string place);
+// The state so named; none for another name.
+std::optional<TaskState> task_state_named(std::string_view name);
 
 }  // namespace dapprof::model

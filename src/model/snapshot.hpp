@@ -20,6 +20,9 @@ struct ThreadStack {
   // Only when asked for (sampler::AttachOptions::locals): the local variables of each Python
   // frame of `frames`, in their order (native frames have none and no entry).
   std::vector<std::vector<LocalVariable>> locals;
+  // AsyncMode::All: the stack of a pending task that was not running, sampled on behalf of the
+  // thread whose loop holds it (info); kept whatever the idle setting, and never active.
+  bool waiting_task = false;
 
   std::string_view status() const { return !active ? "idle" : owns_gil ? "active+gil" : "active"; }
 };

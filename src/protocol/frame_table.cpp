@@ -20,6 +20,11 @@ std::string frame_key(const model::Frame& frame) {
     key += "native";
     key += '\0';
     key += frame.module;
+  } else if (frame.task()) {
+    key += '\0';
+    key += "task";
+    key += '\0';
+    key += model::task_state_name(frame.task_state);
   }
   return key;
 }
@@ -31,8 +36,9 @@ std::uint64_t xxh3_frame_hash(std::string_view key, std::uint64_t seed) {
 std::size_t FrameTable::FrameHasher::operator()(const model::Frame& frame) const noexcept {
   const std::hash<std::string_view> h;
   std::size_t seed = h(frame.file);
-  for (std::size_t part : {h(frame.function), std::hash<int>{}(frame.line), h(frame.module),
-                           static_cast<std::size_t>(frame.kind)})
+  for (std::size_t part :
+       {h(frame.function), std::hash<int>{}(frame.line), h(frame.module),
+        static_cast<std::size_t>(frame.kind), static_cast<std::size_t>(frame.task_state)})
     seed ^= part + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2);
   return seed;
 }
@@ -50,7 +56,8 @@ Result<FrameTable::Interned> FrameTable::intern(const model::Frame& frame) {
 }
 
 Result<FrameTable::Interned> FrameTable::intern(std::uint32_t index, const model::Frame& frame) {
-  if (index < by_index_.size() && by_index_[index] != kNoId) return Interned{by_index_[index], false};
+  if (index < by_index_.size() && by_index_[index] != kNoId)
+    return Interned{by_index_[index], false};
   auto id = assign(frame);
   if (!id) return id.error();
   if (index >= by_index_.size()) by_index_.resize(std::size_t{index} + 1, kNoId);

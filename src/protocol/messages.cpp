@@ -16,6 +16,7 @@ StartProfilingResponse StartProfilingResponse::from(const StartProfilingArgument
   response.idle = enabled.idle;
   response.gil = enabled.gil;
   response.subprocesses = enabled.subprocesses;
+  response.async = enabled.async;
   response.batch_interval_ms = enabled.batch_interval_ms;
   response.stacks = enabled.stacks;
   return response;

@@ -66,6 +66,17 @@ Result<model::Frame> parse_frame(const std::string& key, const Json& value) {
       return bad(fmt::format("newFrames[\"{}\"].native must be a boolean", key));
     if (native->get<bool>()) frame.kind = model::FrameKind::Native;
   }
+  if (const auto task = value.find("task"); task != value.end()) {
+    const auto state = task->is_string() ? model::task_state_named(task->get<std::string>())
+                                         : std::optional<model::TaskState>{};
+    if (!state)
+      return bad(
+          fmt::format("newFrames[\"{}\"].task must be \"running\", \"waiting\", \"cancelling\" or "
+                      "\"unknown\"",
+                      key));
+    frame.kind = model::FrameKind::Task;
+    frame.task_state = *state;
+  }
   if (const auto module = value.find("module"); module != value.end()) {
     if (!module->is_string())
       return bad(fmt::format("newFrames[\"{}\"].module must be a string", key));

@@ -10,12 +10,10 @@
 
 namespace dapprof::sampler {
 
-// running: the task its thread's event loop is stepping now; cancelling: cancel() was asked and
-// the task has not finished yet; waiting: suspended. unknown: the version does not say (see
+// The state the model knows (model/frame.hpp); unknown where the version does not say (see
 // AsyncTasks::missing).
-enum class TaskState { Running, Waiting, Cancelling, Unknown };
-
-std::string_view task_state_name(TaskState state);
+using model::task_state_name;
+using model::TaskState;
 
 struct AsyncTask {
   std::uint64_t id = 0;  // the task object's address (what `python -m asyncio ps` shows)

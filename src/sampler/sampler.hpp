@@ -58,6 +58,9 @@ struct AttachOptions {
   // values change as the program runs: unless nonblocking, threads are paused for the read.
   bool locals = false;
   LineNumbers lines = LineNumbers::Current;
+  // Sample by asyncio task (model::AsyncMode; python/task_stacks.hpp says what a sample is then).
+  // Attach fails with UnsupportedVersion on a version whose tasks cannot be read.
+  model::AsyncMode async = model::AsyncMode::Off;
 };
 
 class PythonProcess {

@@ -64,6 +64,40 @@ TEST(SamplingSettings, DefaultsAreRecordsAndStartProfilingsDefaults) {
   EXPECT_EQ(s.rate_hz, 100);
   EXPECT_EQ(s, (SamplingSettings{.rate_hz = 100}));
   EXPECT_FALSE(s.nonblocking || s.idle || s.gil || s.native || s.subprocesses);
+  EXPECT_EQ(s.async, AsyncMode::Off);
+}
+
+TEST(TaskFrame, IsPlacedInTaskWithItsStateAndReadBack) {
+  const Frame running = task_frame("handler-0", TaskState::Running);
+  EXPECT_TRUE(running.task());
+  EXPECT_EQ(running.function, "handler-0");
+  EXPECT_TRUE(running.file.empty());
+  EXPECT_EQ(frame_place(running), "<task>");
+  EXPECT_EQ(frame_place(task_frame("t", TaskState::Waiting)), "<task waiting>");
+  EXPECT_EQ(frame_place(task_frame("t", TaskState::Cancelling)), "<task cancelling>");
+  for (auto state :
+       {TaskState::Running, TaskState::Waiting, TaskState::Cancelling, TaskState::Unknown}) {
+    Frame back;
+    back.function = "t";
+    set_place(back, frame_place(task_frame("t", state)));
+    EXPECT_EQ(back, task_frame("t", state)) << task_state_name(state);
+    EXPECT_EQ(task_state_named(task_state_name(state)), state);
+  }
+  // A file that only looks like a task's stays a file where the frame has a line.
+  Frame file;
+  file.line = 3;
+  set_place(file, "<task>");
+  EXPECT_FALSE(file.task());
+  EXPECT_EQ(file.file, "<task>");
+  EXPECT_FALSE(task_place_state("<task running>x"));
+  EXPECT_FALSE(task_state_named("sleeping"));
+}
+
+TEST(TaskFrame, TheEventLoopIsOnePlainFrame) {
+  const Frame loop = event_loop_frame();
+  EXPECT_EQ(loop.function, "(event loop)");
+  EXPECT_FALSE(loop.task() || loop.native() || loop.debugger());
+  EXPECT_EQ(frame_place(loop), "");
 }
 
 TEST(ProfileFormat, EveryFormatHasAnExtension) {

@@ -43,6 +43,20 @@ TEST(FrameKey, IsTheDocumentedByteString) {
             "0\0PyEval_EvalFrameDefault\0native\0libpython3.12.so.1.0"s);
 }
 
+TEST(FrameKey, OfATaskFrameEndsWithItsState) {
+  using namespace std::string_literals;
+  EXPECT_EQ(frame_key(model::task_frame("handler-0", model::TaskState::Waiting)),
+            "\0"
+            "0\0handler-0\0task\0waiting"s);
+  FrameTable table;
+  const auto running = id_of(table, model::task_frame("handler-0", model::TaskState::Running));
+  const auto waiting = id_of(table, model::task_frame("handler-0", model::TaskState::Waiting));
+  // A task's running and waiting frames are two frames, and neither is the plain frame of its
+  // name.
+  EXPECT_NE(running, waiting);
+  EXPECT_NE(running, id_of(table, py("", 0, "handler-0")));
+}
+
 // Golden values, computed once with XXH3-64 (seed 0) masked to 53 bits and checked in on purpose:
 // the protocol promises that a frame keeps its ID across runs, sessions and dapprof versions, so a
 // change here is a protocol break, not a test to update.

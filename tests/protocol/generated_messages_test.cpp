@@ -6,8 +6,10 @@
 #include <utility>
 #include <vector>
 
+#include "model/frame.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/sampling.hpp"
 
 namespace dapprof::protocol {
 namespace {
@@ -40,6 +42,18 @@ TEST(GeneratedMessages, EveryModelFormatHasAProtocolName) {
   EXPECT_EQ(to_string(model::ProfileFormat::ChromeTrace), "chrometrace");
   EXPECT_FALSE(parse_profile_format("perf").has_value());
   EXPECT_EQ(parse_stopped_reason("disconnected"), StoppedReason::Disconnected);
+}
+
+// The schema's task states are the model's names of them, in its order.
+TEST(GeneratedMessages, TaskStatesAreTheModels) {
+  const std::vector<std::string_view> schema{kFrameTaskRunning, kFrameTaskWaiting,
+                                             kFrameTaskCancelling, kFrameTaskUnknown};
+  const std::vector<std::string_view> model{
+      model::task_state_name(model::TaskState::Running),
+      model::task_state_name(model::TaskState::Waiting),
+      model::task_state_name(model::TaskState::Cancelling),
+      model::task_state_name(model::TaskState::Unknown)};
+  EXPECT_EQ(schema, model);
 }
 
 TEST(GeneratedMessages, StopProfilingTakesChrometraceAndHideDebugger) {
@@ -142,6 +156,13 @@ TEST(GeneratedMessages, StartResponseRoundTrips) {
   body.warning = "untested";
   EXPECT_EQ(round_trip(body), body);
   EXPECT_EQ(round_trip(enabled), enabled);
+  enabled.async = AsyncMode::All;
+  EXPECT_EQ(StartProfilingResponse::from(enabled, 7, "3.14.2").async, AsyncMode::All);
+  EXPECT_EQ(round_trip(enabled), enabled);
+  EXPECT_EQ(sampling_settings(enabled).async, model::AsyncMode::All);
+  auto bad = StartProfilingArguments::parse(Json{{"async", "tasks"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("async"), std::string::npos) << bad.message();
   auto old = StartProfilingResponse::parse(Json{{"pid", 7}, {"pythonVersion", "2.7.18"}});
   ASSERT_FALSE(old.ok());
   EXPECT_NE(old.message().find("'pythonVersion' must be a Python version"), std::string::npos);

@@ -32,6 +32,9 @@ class RandomStacks {
         f.module = "/usr/lib/lib" + words[pick(words.size())] + ".so.1";
         f.file = i % 20 == 19 ? "" : "src/" + words[pick(words.size())] + ".c";
         f.line = static_cast<int>(pick(2)) * static_cast<int>(pick(5000));
+      } else if (i % 10 == 7) {  // some asyncio tasks' frames, as with async sampling
+        f = model::task_frame("Task-" + std::to_string(i),
+                              static_cast<model::TaskState>(pick(4)));
       } else if (i % 10 == 4) {  // some of the debugger's own frames (origin "debugger")
         f.file = "/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd/pydevd_" +
                  words[pick(words.size())] + ".py";

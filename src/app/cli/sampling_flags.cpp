@@ -48,6 +48,23 @@ void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bo
   command.add_flag("-g,--gil", sampling.gil, "Only sample the thread holding the GIL");
   command.add_flag("-s,--subprocesses", sampling.subprocesses,
                    "Also sample child Python processes");
+  auto* aware = command.add_flag_callback(
+      "--async-aware",
+      [&sampling] {
+        if (sampling.async == model::AsyncMode::Off) sampling.async = model::AsyncMode::Running;
+      },
+      "Sample by asyncio task: a thread running a task shows the task's coroutines under the "
+      "tasks awaiting it (Task-1 > main > handler-0 > ...), under one (event loop) frame");
+  command
+      .add_option_function<std::string>(
+          "--async-mode",
+          [&sampling](const std::string& mode) {
+            sampling.async = mode == "all" ? model::AsyncMode::All : model::AsyncMode::Running;
+          },
+          "With --async-aware: 'running' (default) samples the task each thread runs; 'all' also "
+          "every waiting task, each tick, ending where it awaits (wall time)")
+      ->check(CLI::IsMember({"running", "all"}))
+      ->needs(aware);
   command.add_flag("-n,--native", sampling.native,
                    "Include native (C/C++) frames, merged into the Python stacks (not with "
                    "--nonblocking)");

@@ -15,9 +15,9 @@ model::Frame frame_of(const Json& call_frame) {
   model::Frame frame;
   frame.function = call_frame.value("functionName", std::string());
   if (frame.function.empty()) frame.function = "(anonymous)";
-  frame.file = call_frame.value("url", std::string());
   const auto line = call_frame.value("lineNumber", -1);  // 0-based, -1 unknown
   frame.line = line >= 0 ? line + 1 : 0;
+  model::set_place(frame, call_frame.value("url", std::string()));
   return frame;
 }
 

@@ -38,7 +38,7 @@ model::Frame parse_frame_label(std::string_view label) {
       place = place.substr(0, colon);
     }
   }
-  frame.file = std::string(place);
+  model::set_place(frame, std::string(place));
   return frame;
 }
 

@@ -112,8 +112,8 @@ Result<Profile> read_speedscope(const Json& doc) {
   for (const auto& f : doc.at("shared").at("frames")) {
     model::Frame frame;
     frame.function = f.at("name").get<std::string>();
-    frame.file = f.value("file", std::string());
     frame.line = f.value("line", 0);
+    model::set_place(frame, f.value("file", std::string()));
     frames.push_back(std::move(frame));
   }
 

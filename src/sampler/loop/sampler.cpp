@@ -32,6 +32,7 @@ AttachOptions attach_options(const SamplerOptions& o) {
   a.native_all = o.native_all;
   a.skip_idle = !o.sampling.idle;
   a.lines = o.lines;
+  a.async = o.sampling.async;
   return a;
 }
 
@@ -170,7 +171,9 @@ class LoopSampler final : public Sampler {
     }
     model::Snapshot s = std::move(*snap);
     s.pid = proc.pid();
+    // A waiting task's stack (async "all") is wall time: kept whatever the thread is doing.
     std::erase_if(s.threads, [this](const model::ThreadStack& t) {
+      if (t.waiting_task) return false;
       return (!options_.sampling.idle && !t.active) || (options_.sampling.gil && !t.owns_gil);
     });
     if (s.threads.empty()) return Outcome::Delivered;  // nothing selected at this instant

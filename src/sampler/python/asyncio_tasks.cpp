@@ -9,40 +9,11 @@
 #include "sampler/process/pause.hpp"
 #include "sampler/python/coroutine_chains.hpp"
 
-namespace dapprof::sampler {
-
-std::string_view task_state_name(TaskState state) {
-  switch (state) {
-    case TaskState::Running:
-      return "running";
-    case TaskState::Waiting:
-      return "waiting";
-    case TaskState::Cancelling:
-      return "cancelling";
-    case TaskState::Unknown:
-      break;
-  }
-  return "unknown";
-}
-
-}  // namespace dapprof::sampler
-
 namespace dapprof::sampler::python {
 namespace {
 
 constexpr int kMaxInterpreters = 64;
-constexpr std::uint64_t kLongSubclass = 1ul << 24;     // Py_TPFLAGS_LONG_SUBCLASS
-constexpr std::uint64_t kUnicodeSubclass = 1ul << 28;  // Py_TPFLAGS_UNICODE_SUBCLASS
-// A set of awaiters is small (a task awaited by a few); a larger table is a misread.
-constexpr std::uint64_t kMaxSetSlots = 1u << 16;
-constexpr std::size_t kMaxNameChars = 255;
 constexpr std::uint64_t kMaxObjectCopy = 4096;
-// TaskObj declares `int task_num_cancels_requested; PyObject *task_fut_waiter; PyObject
-// *task_coro` in this order (3.11 to 3.15); the section gives task_coro's offset only. The
-// count (Task.cancelling()) is what makes a task "cancelling": it stays above 0 from cancel()
-// until the task ends, unless the task uncancels.
-constexpr std::uint64_t kCancelsBeforeCoro = 16;
-constexpr int kMaxPlausibleCancels = 1 << 20;
 
 }  // namespace
 
@@ -59,7 +30,8 @@ Result<AsyncTasks> AsyncioTaskReader::read() {
   // build has (a misread, or a hostile target) must not turn into gigabytes.
   if (std::max(l.gen_size, l.gen_iframe + l.frame_size) > kMaxObjectCopy ||
       l.code_size > kMaxObjectCopy || l.set_entry_size == 0 || l.set_entry_size > 64 ||
-      l.frame_stackpointer + 8 > l.frame_size || l.gen_frame_state >= l.gen_size) {
+      l.frame_stackpointer + 8 > l.frame_size || l.gen_frame_state >= l.gen_size ||
+      o.task_size > kMaxObjectCopy || o.task_node + 8 > o.task_size) {
     return Error{"the target's generator or code object offsets are implausible",
                  ErrorCode::UnsupportedVersion};
   }
@@ -125,68 +97,62 @@ Result<AsyncTasks> AsyncioTaskReader::read() {
 void AsyncioTaskReader::ring(Address head, std::uint64_t os_thread_id, Address tstate,
                              std::vector<Listed>& out, AsyncTasks& result) {
   // llist_node is {next, prev}: the ring is followed through `next` (offset 0) back to its head.
+  // Each node is inside its task: one read of the task gives its fields and the next node.
   const auto& mem = objects_.memory();
+  const std::uint64_t at = target_.offsets.task_node;
   auto node = mem.read<Address>(head);
-  while (node && *node != head) {
+  if (!node) {
+    ++result.torn;
+    return;
+  }
+  for (Address next = *node; next != head;) {
     if (out.size() >= AsyncTasks::kMaxTasks) {
       result.truncated = true;
       return;
     }
-    if (!plausible(*node) || *node < target_.offsets.task_node) {
+    if (!plausible(next) || next < at) {
       ++result.torn;  // the rest of this ring is out of reach
       return;
     }
-    out.push_back({*node - target_.offsets.task_node, os_thread_id, tstate});
-    node = mem.read<Address>(*node);
+    Listed item{next - at, os_thread_id, tstate, std::vector<std::byte>(tasks_.size())};
+    if (!mem.read(item.task, item.bytes.data(), item.bytes.size())) {
+      ++result.torn;
+      return;
+    }
+    next = load<Address>(item.bytes, at);
+    out.push_back(std::move(item));
   }
-  if (!node) ++result.torn;
 }
 
 Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
                                           const std::vector<ThreadWords>& threads, Address& coro) {
-  const AsyncioOffsets& o = target_.offsets;
-  std::vector<std::byte> buf(o.task_size);
-  if (auto s = objects_.memory().read(listed.task, buf.data(), buf.size()); !s)
-    return as_torn(s.error());
-  if (load<char>(buf, o.task_is_task) == 0) return torn("a future in a task list");
+  auto fields = tasks_.fields(listed.bytes);
+  if (!fields) return fields.error();
   AsyncTask t;
   t.id = listed.task;
   t.os_thread_id = listed.os_thread_id;
-  auto name = task_name(load<Address>(buf, o.task_name) & ~kStackRefTagBits);
+  auto name = tasks_.cached_name(listed.task, fields->name);
   if (!name) return name.error();
   t.name = std::move(*name);
-  coro = load<Address>(buf, o.task_coro) & ~kStackRefTagBits;
+  coro = fields->coro;
   const ThreadWords* running = nullptr;
   for (const auto& th : threads)
     if (th.running_task == listed.task) running = &th;
-  t.state = state_of(buf, running != nullptr);
+  t.state = TaskObjects::state(*fields, running != nullptr);
   // The running task's frames are its thread's; the others' (and a running task's whose
   // coroutine its loop has not entered yet) are read with every other task's, by the caller.
-  if (coro != 0 && running) {
-    auto frames = running_frames(*running, coro);
-    if (!frames) return frames.error();
-    t.frames = std::move(*frames);
+  if (running) {
+    t.os_thread_id = running->os_thread_id;
+    if (coro != 0) {
+      auto frames = running_frames(*running, coro);
+      if (!frames) return frames.error();
+      t.frames = std::move(*frames);
+    }
   }
-  auto by = awaiters(load<Address>(buf, o.task_awaited_by) & ~kStackRefTagBits,
-                     load<char>(buf, o.task_awaited_by_is_set) != 0);
+  auto by = tasks_.awaiters(*fields);
   if (!by) return by.error();
   t.awaited_by = std::move(*by);
   return t;
-}
-
-Result<std::string> AsyncioTaskReader::task_name(Address name) const {
-  // A task named by asyncio's counter keeps the number (an int) until its name is asked for.
-  auto type = objects_.type_of(name);
-  if (!type) return type.error();
-  auto flags = objects_.memory().read<std::uint64_t>(*type + objects_.layout().type_flags);
-  if (!flags) return as_torn(flags.error());
-  if (*flags & kLongSubclass) {
-    auto n = objects_.unsigned_int(name);
-    if (!n) return n.error();
-    return fmt::format("Task-{}", *n);
-  }
-  if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
-  return objects_.str(name, kMaxNameChars);
 }
 
 Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const ThreadWords& thread,
@@ -203,45 +169,6 @@ Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const Thread
   }
   // Not entered yet, or just left: the loop is between the task's step and its coroutine.
   return std::vector<model::Frame>{};
-}
-
-Result<std::vector<std::uint64_t>> AsyncioTaskReader::awaiters(Address awaited_by,
-                                                               bool is_set) const {
-  std::vector<std::uint64_t> out;
-  if (awaited_by == 0) return out;
-  if (!is_set) {
-    out.push_back(awaited_by);
-    return out;
-  }
-  const Layout& l = objects_.layout();
-  const auto& mem = objects_.memory();
-  std::int64_t used = 0, mask = 0;
-  Address table = 0;
-  std::vector<process::ProcessMemory::Chunk> c{{awaited_by + l.set_used, &used, 8},
-                                               {awaited_by + l.set_mask, &mask, 8},
-                                               {awaited_by + l.set_table, &table, 8}};
-  if (auto s = mem.read_many(c); !s) return as_torn(s.error());
-  if (mask < 0 || static_cast<std::uint64_t>(mask) >= kMaxSetSlots || used < 0 || used > mask + 1 ||
-      !plausible(table))
-    return torn("implausible awaited-by set");
-  std::vector<std::byte> entries((static_cast<std::uint64_t>(mask) + 1) * l.set_entry_size);
-  if (auto s = mem.read(table, entries.data(), entries.size()); !s) return as_torn(s.error());
-  // setentry is {key, hash}: an empty slot has no key, a removed one the dummy key.
-  for (std::size_t i = 0; i < entries.size() && out.size() < static_cast<std::size_t>(used);
-       i += l.set_entry_size) {
-    const auto key = load<Address>(entries, i);
-    if (key != 0 && key != target_.set_dummy) out.push_back(key);
-  }
-  return out;
-}
-
-TaskState AsyncioTaskReader::state_of(const std::vector<std::byte>& task, bool running) const {
-  if (running) return TaskState::Running;
-  const std::uint64_t coro = target_.offsets.task_coro;
-  if (coro < kCancelsBeforeCoro) return TaskState::Waiting;
-  const int cancels = load<int>(task, coro - kCancelsBeforeCoro);
-  if (cancels < 0 || cancels > kMaxPlausibleCancels) return TaskState::Unknown;
-  return cancels > 0 ? TaskState::Cancelling : TaskState::Waiting;
 }
 
 }  // namespace dapprof::sampler::python

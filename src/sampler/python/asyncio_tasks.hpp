@@ -14,6 +14,7 @@
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/python/stack_walk.hpp"
+#include "sampler/python/task_objects.hpp"
 
 namespace dapprof::sampler::python {
 
@@ -21,7 +22,11 @@ class AsyncioTaskReader {
  public:
   AsyncioTaskReader(const Objects& objects, StackWalker& walker, const Interpreter& interp,
                     const AsyncioTarget& target)
-      : objects_(objects), walker_(walker), interp_(interp), target_(target) {}
+      : objects_(objects),
+        walker_(walker),
+        interp_(interp),
+        target_(target),
+        tasks_(objects, target) {}
 
   // Every task of every interpreter. The caller pauses the target for a consistent tree; read
   // while it runs, a task freed or moved meanwhile is counted as torn.
@@ -31,7 +36,8 @@ class AsyncioTaskReader {
   struct Listed {
     Address task = 0;
     std::uint64_t os_thread_id = 0;
-    Address tstate = 0;  // of the thread whose ring held it; 0 for the interpreter's
+    Address tstate = 0;            // of the thread whose ring held it; 0 for the interpreter's
+    std::vector<std::byte> bytes;  // the task object, as read while following the ring
   };
   struct ThreadWords {
     Address tstate = 0;
@@ -44,20 +50,18 @@ class AsyncioTaskReader {
   void ring(Address head, std::uint64_t os_thread_id, Address tstate, std::vector<Listed>& out,
             AsyncTasks& result);
   // One task, without its coroutine chain unless it is running (`coro` receives its
-  // coroutine); TornRead if it reads as nonsense.
+  // coroutine); TornRead if it reads as nonsense. Not const: task names are cached.
   Result<AsyncTask> task(const Listed& listed, const std::vector<ThreadWords>& threads,
                          Address& coro);
-  Result<std::string> task_name(Address name) const;
   // The running task's frames: its thread's stack from the top down to the task's coroutine;
   // none if the coroutine is not on that stack (the loop is about to enter it, or just left it).
   Result<std::vector<model::Frame>> running_frames(const ThreadWords& thread, Address coro);
-  Result<std::vector<std::uint64_t>> awaiters(Address awaited_by, bool is_set) const;
-  TaskState state_of(const std::vector<std::byte>& task, bool running) const;
 
   const Objects& objects_;
   StackWalker& walker_;
   const Interpreter& interp_;
   AsyncioTarget target_;
+  TaskObjects tasks_;
 };
 
 // The tasks of process `pid` (attached as `objects` and `walker` read it): paused for the read

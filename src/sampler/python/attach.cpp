@@ -13,6 +13,7 @@
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/python_process.hpp"
+#include "sampler/python/task_sampling.hpp"
 #include "sampler/sampler.hpp"
 
 namespace dapprof::sampler {
@@ -104,6 +105,8 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
         fmt::format("internal error: the Python {} layout lacks {}", interp->version, missing)};
   }
   if (auto live = check_live(pid, memory, interp->runtime, *layout); !live) return live.error();
+  if (options.async != model::AsyncMode::Off)
+    if (auto s = python::async_sampling_supported(*layout, interp->version); !s) return s.error();
   std::unique_ptr<native::NativeStacks> native;
   if (options.native) {
     auto stacks =

@@ -27,6 +27,7 @@
 #include "sampler/python/quiet.hpp"
 #include "sampler/python/sleepers.hpp"
 #include "sampler/python/stack_walk.hpp"
+#include "sampler/python/task_sampling.hpp"
 #include "sampler/python/thread_list_memo.hpp"
 #include "sampler/python/thread_names.hpp"
 #include "sampler/sampler.hpp"
@@ -70,6 +71,8 @@ class PythonProcessImpl final : public PythonProcess {
         native_(std::move(native)),
         warning_(std::move(warning)) {
     memory_.use(&sample_reads_);
+    if (options.async != model::AsyncMode::Off)
+      tasks_sampling_.emplace(pid_, objects_, walker_, interp_, options.async);
   }
 
   pid_t pid() const override { return pid_; }
@@ -94,6 +97,8 @@ class PythonProcessImpl final : public PythonProcess {
     Result<model::Snapshot> snap = Error{};
     try {
       snap = consistent_snapshot();
+      if (snap && tasks_sampling_)
+        if (auto s = tasks_sampling_->apply(*snap, sampled_, thread_infos_); !s) snap = s.error();
     } catch (const std::exception& e) {
       // Nothing read from a running target may bring the profiler down; a bug that throws
       // (bad_alloc from an absurd size, an iostream error in /proc) is one failed sample.
@@ -143,7 +148,10 @@ class PythonProcessImpl final : public PythonProcess {
     model::Snapshot snap;
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
-    if (mode != Read::Paused && quiet_.still(snap.time, sleepers_, memory_))
+    sampled_.clear();
+    // Waiting tasks are sampled whatever the threads do: a quiet process still has them.
+    const bool all_tasks = options_.async == model::AsyncMode::All;
+    if (mode != Read::Paused && !all_tasks && quiet_.still(snap.time, sleepers_, memory_))
       return snap;  // no thread to show
     // Declared before the pause, so that it is destroyed after the threads are resumed.
     struct StoppedTime {
@@ -188,6 +196,11 @@ class PythonProcessImpl final : public PythonProcess {
     if (mode != Read::Paused) {
       running = kernel_states(*threads);
       note_quiet(*threads);
+    }
+    if (all_tasks) {
+      thread_infos_.clear();
+      for (const auto& t : *threads)
+        thread_infos_[t.tid] = {pid_, t.raw.thread_id, t.tid, names_.name(t.raw.thread_id)};
     }
     // Where each walked thread's top frame pointer and that frame's code word were read, and
     // what they were.
@@ -373,11 +386,17 @@ class PythonProcessImpl final : public PythonProcess {
     std::vector<std::uint32_t> groups;
     std::vector<Address> entries;
     std::vector<python::StackWalker::FrameAt> where;
+    const bool located = options_.locals || tasks_sampling_;
     if (t.top_frame) {
       auto frames = walker_.walk(t.top_frame, native_ ? &groups : nullptr,
-                                 native_ ? &entries : nullptr, options_.locals ? &where : nullptr);
+                                 native_ ? &entries : nullptr, located ? &where : nullptr);
       if (!frames) return frames.error();
       stack.frames = std::move(*frames);
+    }
+    if (tasks_sampling_) {
+      python::SampledThread& at = sampled_.emplace_back();
+      at.tstate = t.tstate;
+      for (const auto& w : where) at.frames.push_back(w.frame);
     }
     if (options_.locals) {
       const python::LocalsReader reader(objects_);
@@ -420,8 +439,13 @@ class PythonProcessImpl final : public PythonProcess {
   std::vector<Address> expected_tops_, tops_now_;
   python::Quiet quiet_;
   python::ThreadListMemo thread_lists_;
-  std::vector<Address> interps_seen_;              // scratch of read_threads()
-  std::vector<python::Quiet::Thread> quiet_seen_;  // scratch of note_quiet()
+  std::vector<Address> interps_seen_;                   // scratch of read_threads()
+  std::vector<python::Quiet::Thread> quiet_seen_;       // scratch of note_quiet()
+  std::optional<python::TaskSampling> tasks_sampling_;  // unless options.async is Off
+  // Of the sample in progress, for tasks_sampling_: its threads parallel to the snapshot's, and
+  // (async "all") every thread of the process by TID.
+  std::vector<python::SampledThread> sampled_;
+  std::unordered_map<std::uint64_t, model::ThreadInfo> thread_infos_;
 };
 
 }  // namespace

@@ -1,0 +1,93 @@
+"""Live sampling by asyncio task (startProfiling `async`) through dapprof and real debugpy: on
+CPython 3.14 and 3.15 the samples of the running task stand under its awaiting tasks and one
+`(event loop)` frame, task frames carry their state, and `all` adds every waiting task; before
+3.14 startProfiling fails with unsupportedVersion and says why, and the session goes on."""
+from __future__ import annotations
+
+import collections
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import pythons, start_stdio
+from live_session import finish, launch, start_profiling, stream_of
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "asyncio_tasks.py"
+
+
+def by_task(interp) -> bool:
+    return interp.version[:2] >= (3, 14)
+
+
+def chains(stream) -> collections.Counter:
+    """(task name, state) chains of the samples, root first -> samples."""
+    out = collections.Counter()
+    for _, ids in stream.stacks:
+        frames = [stream.frames[i] for i in ids]
+        out[tuple((f["function"], f["task"]) for f in frames if "task" in f)] += 1
+    return out
+
+
+def run(procs, interp, arguments: dict, seconds=1.5):
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    launch(client, ["taskgroup"], python=interp.inner_path, program=FIXTURE)
+    time.sleep(1.0)  # the scenario's tasks in place
+    after = len(client.received)
+    body = start_profiling(client, rate=100, **arguments)
+    time.sleep(seconds)
+    assert client.call("stopProfiling", {})["success"]
+    stream = stream_of(client, after)
+    finish(client)
+    proc.wait(timeout=20)
+    return body, stream
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_running_mode_live(procs, interp):
+    if not by_task(interp):
+        pytest.skip("before 3.14: see test_before_314_says_why_and_the_session_goes_on")
+    body, stream = run(procs, interp, {"async": "running"})
+    assert body["async"] == "running"
+    seen = chains(stream)
+    cpu = sum(n for c, n in seen.items() if c == (("Task-1", "waiting"), ("cpu", "running")))
+    assert cpu > 0.5 * len(stream.stacks), seen
+    for _, ids in stream.stacks:
+        frames = [stream.frames[i] for i in ids]
+        if any("task" in f for f in frames):
+            assert frames[0] == {"file": "", "line": 0, "function": "(event loop)"}, frames[0]
+            task = frames[1]
+            assert task["function"] == "Task-1" and task["file"] == "" and task["line"] == 0
+    # Only the running task is sampled.
+    assert not any(c and c[-1][1] != "running" for c in seen), seen
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_all_mode_live_adds_waiting_tasks(procs, interp):
+    if not by_task(interp):
+        pytest.skip("before 3.14")
+    body, stream = run(procs, interp, {"async": "all"})
+    assert body["async"] == "all"
+    seen = chains(stream)
+    for h in range(3):
+        for i in range(2):
+            chain = (("Task-1", "waiting"), (f"handler-{h}", "waiting"),
+                     (f"fetch-{h}-{i}", "waiting"))
+            assert seen[chain] > 0, seen
+    assert any(c[-1] == ("cpu", "running") for c in seen if c), seen
+
+
+@pytest.mark.parametrize("interp", [pythons.find("debian-3.11") or pytest.param(
+    None, marks=pytest.mark.skip(reason="no /usr/bin/python3.11"))])
+def test_before_314_says_why_and_the_session_goes_on(procs, interp):
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    launch(client, ["direct"], python=interp.inner_path, program=FIXTURE)
+    response = client.call("startProfiling", {"async": "running"})
+    assert not response["success"], response
+    assert "sampling by asyncio task needs CPython 3.14" in response["message"], response
+    # Plain profiling still works in the same session.
+    assert start_profiling(client, rate=50)["async"] == "off"
+    time.sleep(0.5)
+    assert client.call("stopProfiling", {})["success"]
+    finish(client)
+    proc.wait(timeout=20)

@@ -1,0 +1,163 @@
+"""`dapprof record --async-aware` against the asyncio fixture (tests/fixtures/asyncio_tasks.py):
+samples by task, root first `(event loop)`, then each task's frame and its coroutines down to the
+running task's frames. The task chains of mode "all" are compared with those CPython 3.15's own
+sampler (`python -m profiling.sampling attach --async-aware --async-mode all`) finds in the same
+process; before 3.14 record says it cannot sample by task."""
+from __future__ import annotations
+
+import json
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from conftest import pythons, read_line, run
+
+FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "asyncio_tasks.py"
+LOOP = "(event loop)"
+
+
+def by_task(interp) -> bool:
+    return interp.version[:2] >= (3, 14)
+
+
+class Program:
+    def __init__(self, interp, scenario: str):
+        self.proc = subprocess.Popen([interp.path, str(FIXTURE), scenario],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = read_line(self.proc.stdout, 60)
+        assert line, self.proc.stderr.read()
+        self.truth = json.loads(line)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.communicate(timeout=30)
+
+
+@pytest.fixture
+def program():
+    started = []
+
+    def start(interp, scenario):
+        p = Program(interp, scenario)
+        started.append(p)
+        if "skip" in p.truth:
+            pytest.skip(p.truth["skip"])
+        return p
+
+    yield start
+    for p in started:
+        p.stop()
+
+
+def collapsed(dapprof, pid, tmp_path, *flags, seconds="2", rate="200") -> Counter:
+    """Stacks (tuples of frame labels, root first) -> samples, from record's collapsed output."""
+    out_file = tmp_path / "profile.txt"
+    out = run([dapprof, "record", "--pid", str(pid), "--duration", seconds, "--rate", rate,
+               "--format", "raw", "--output", str(out_file), *flags], timeout=120)
+    assert out.returncode == 0, out.stderr
+    stacks = Counter()
+    for line in out_file.read_text(encoding="utf-8").splitlines():
+        stack, _, count = line.rpartition(" ")
+        stacks[tuple(stack.split(";"))] += int(count)
+    return stacks
+
+
+def task_chain(stack: tuple) -> tuple:
+    """The task names of a stack, root first: "Task-1 (<task waiting>)" -> "Task-1"."""
+    return tuple(f.split(" (<task")[0] for f in stack if " (<task" in f)
+
+
+def function(label: str) -> str:
+    return label.split(" (")[0]
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_running_task_under_its_awaiters(dapprof, program, interp, tmp_path):
+    if not by_task(interp):
+        pytest.skip("before 3.14: see test_record_async_says_why_not")
+    p = program(interp, "taskgroup")
+    stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware")
+    cpu = {s: n for s, n in stacks.items() if task_chain(s)[-1:] == ("cpu",)}
+    assert sum(cpu.values()) > 0.5 * sum(stacks.values()), stacks.most_common(5)
+    for s in cpu:
+        assert s[0] == LOOP, s
+        assert s[1] == "Task-1 (<task waiting>)", s
+        assert task_chain(s) == ("Task-1", "cpu"), s
+        # The task's own frames: its coroutine, then what it calls (spin, on its thread's stack).
+        at = s.index("cpu (<task>)")
+        assert function(s[at + 1]) == "crunch", s
+        # Task-1's coroutine chain: the scenario, in its TaskGroup's __aexit__.
+        between = [function(f) for f in s[2:at]]
+        assert between[0] == "taskgroup" and "TaskGroup.__aexit__" in between, s
+        # No event-loop machinery above the first task.
+        assert not {"run_forever", "_run_once", "Handle._run"} & set(map(function, s)), s
+    spinning = sum(n for s, n in cpu.items() if function(s[-1]) == "spin")
+    assert spinning > 0.5 * sum(cpu.values())
+    # Only the running task is sampled: no waiting fetch task appears.
+    assert not any(c and c[-1].startswith("fetch") for c in map(task_chain, stacks))
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_all_samples_every_waiting_task(dapprof, program, interp, tmp_path):
+    if not by_task(interp):
+        pytest.skip("before 3.14")
+    p = program(interp, "taskgroup")
+    stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware", "--async-mode", "all",
+                       seconds="1", rate="50")
+    chains = Counter()
+    for s, n in stacks.items():
+        chains[task_chain(s)] += n
+    for h in range(3):
+        for i in range(2):
+            chain = ("Task-1", f"handler-{h}", f"fetch-{h}-{i}")
+            assert chains[chain] > 0, chains
+            # Each ends where the task waits: leaf_wait in Event.wait.
+            ends = {function(s[-1]) for s in stacks if task_chain(s) == chain}
+            assert ends == {"Event.wait"}, ends
+    # Every waiting task is in every tick, whatever its thread does; a task that waits for
+    # others (Task-1, the handlers, in their TaskGroups) is in theirs, not on its own.
+    ticks = {chains[("Task-1", f"handler-{h}", f"fetch-{h}-{i}")] for h in range(3)
+             for i in range(2)}
+    assert len(ticks) == 1, chains
+    assert not chains[("Task-1",)] and not chains[("Task-1", "handler-0")], chains
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_all_mode_task_chains_equal_cpythons_sampler(dapprof, program, interp, tmp_path):
+    if interp.version[:2] < (3, 15):
+        pytest.skip("CPython's own sampler is 3.15's")
+    p = program(interp, "taskgroup")
+    pid = p.truth["pid"]
+    ours = {task_chain(s) for s in collapsed(dapprof, pid, tmp_path, "--async-aware",
+                                             "--async-mode", "all", seconds="1", rate="50")}
+    theirs = run([interp.path, "-m", "profiling.sampling", "attach", "--async-aware",
+                  "--async-mode", "all", "-d", "1", "-r", "50", "--collapsed", "-o", "/dev/stdout",
+                  str(pid)], timeout=120)
+    assert theirs.returncode == 0, theirs.stderr
+    cpythons = set()
+    for line in theirs.stdout.splitlines():
+        frames = line.rpartition(" ")[0].split(";")
+        chain = tuple(f.split(":")[1] for f in frames if f.startswith("<task>:"))
+        if chain:
+            cpythons.add(chain)
+    # The cpu task's chain is in either only when it ran at one of that side's ticks; a sample
+    # of the loop between two tasks has no task (dapprof keeps it, CPython's sampler drops it).
+    assert ours - {("Task-1", "cpu"), ()} == cpythons - {("Task-1", "cpu")}, (ours, cpythons)
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_record_async_says_why_not(dapprof, program, interp, tmp_path):
+    if by_task(interp):
+        pytest.skip("3.14+ samples by task")
+    p = program(interp, "direct")
+    out = run([dapprof, "record", "--pid", str(p.truth["pid"]), "--duration", "1", "--async-aware",
+               "--output", str(tmp_path / "x.txt")], timeout=60)
+    assert out.returncode != 0
+    assert "sampling by asyncio task needs CPython 3.14" in out.stderr, out.stderr
+
+
+def test_async_mode_needs_async_aware(dapprof):
+    out = run([dapprof, "record", "--async-mode", "all", "--", "python3", "-c", "pass"])
+    assert out.returncode != 0 and "--async-aware" in out.stderr, out.stderr
