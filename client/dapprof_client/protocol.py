@@ -61,6 +61,19 @@ STOP_REASONS: tuple[str, ...] = ("requested", "exited", "error", "disconnected")
 # own frames (Python, or their compiled modules), which a view of the program may hide. Absent means
 # "program". Independent of native: a compiled pydevd frame is both.
 ORIGINS: tuple[str, ...] = ("program", "debugger")
+# An asyncio task's frame (runs with async sampling): `function` is the task's name, `file` is empty
+# and `line` 0, and the value is the task's state at that sample, part of the frame's identity:
+# "running" (its thread's event loop was stepping it), "waiting" (suspended; a task awaiting another
+# is waiting), "cancelling" (cancel() was asked and it has not finished), "unknown" (the version
+# does not tell). Absent for other frames.
+TASKS: tuple[str, ...] = ("running", "waiting", "cancelling", "unknown")
+# Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its
+# coroutine frames under a frame of the task (frames with `task`), under the tasks that await it,
+# under one "(event loop)" frame standing for the loop's own frames. "all": that, and every other
+# pending task once per tick as well, as a waiting task's stack that ends where it awaits (wall
+# time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default "off":
+# threads' stacks as they are.
+ASYNCS: tuple[str, ...] = ("off", "running", "all")
 # How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
 # writes the decoded bytes to the file.
 CONTENT_ENCODINGS: tuple[str, ...] = ("text", "base64")
@@ -73,6 +86,7 @@ START_DEFAULTS: dict[str, object] = {
     "idle": False,
     "gil": False,
     "subprocesses": False,
+    "async": 'off',
     "batchIntervalMs": 100,
     "stacks": False,
 }

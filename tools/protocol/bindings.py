@@ -29,6 +29,10 @@ EMBEDS = {"profilingStopped": ("summary", "stopProfilingResponse")}
 ENUMS = {
     ("profilingStopped", "reason"): ("StoppedReason", "StopReason", "STOP_REASONS"),
     ("frame", "origin"): (None, "FrameOrigin", "FRAME_ORIGINS"),
+    ("frame", "task"): (None, "TaskState", "TASK_STATES"),
+    # The same type for both: the response repeats the mode asked for.
+    ("startProfilingArguments", "async"): ("AsyncMode", "AsyncMode", "ASYNC_MODES"),
+    ("startProfilingResponse", "async"): ("AsyncMode", "AsyncMode", "ASYNC_MODES"),
     ("exportProfileResponse", "contentEncoding"): ("ContentEncoding", "ContentEncoding",
                                                    "CONTENT_ENCODINGS"),
 }

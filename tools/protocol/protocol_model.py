@@ -84,6 +84,16 @@ class Protocol:
     def struct(self, name: str) -> Struct:
         return next(s for s in self.structs if s.name == name)
 
+    def declared_enums(self) -> list[tuple[str, Enum]]:
+        """Each enum type once: fields that share one (ENUMS names the same types for both) are
+        declared by the first."""
+        seen, out = set(), []
+        for key, e in self.enums.items():
+            if e.ts not in seen:
+                seen.add(e.ts)
+                out.append((key, e))
+        return out
+
 
 def load_schemas(directory: Path) -> dict[str, dict]:
     schemas = {}
@@ -252,6 +262,11 @@ def build(schemas: dict[str, dict], model_enumerators: list[str]) -> Protocol:
             raise GenerationError(f"ENUMS names {owner}.{name}, which the schemas do not have")
         enums[f"{owner}.{name}"] = Enum(list(f.schema["enum"]), cpp, ts, ts_list, name,
                                         f.schema.get("description", ""))
+    for key, e in enums.items():
+        for other_key, other in enums.items():
+            if other.ts == e.ts and (other.values, other.cpp) != (e.values, e.cpp):
+                raise GenerationError(f"{key} and {other_key} share the type {e.ts} but not "
+                                      "its values")
 
     return Protocol(commands, events, _error_ids(error_schema), list(formats), defaults.pop(),
                     {n: by_lower[n] for n in formats}, enums, structs, defs)

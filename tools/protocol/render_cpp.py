@@ -202,7 +202,7 @@ class Cpp:
                 f" model::ProfileFormat::{p.model_formats[p.default_format]};",
                 "std::string_view to_string(model::ProfileFormat format);",
                 "std::optional<model::ProfileFormat> parse_profile_format(std::string_view name);", ""]
-        for key, e in p.enums.items():
+        for key, e in p.declared_enums():
             out += comment(e.description)
             if e.cpp:
                 out += [f"enum class {e.cpp} {{ {', '.join(pascal(v) for v in e.values)} }};",
@@ -274,7 +274,7 @@ class Cpp:
         out += self.switch("model::ProfileFormat", "format",
                            [(f"model::ProfileFormat::{p.model_formats[n]}", n) for n in p.formats])
         out += self.from_name("model::ProfileFormat", "parse_profile_format", "kProfileFormatNames")
-        for e in p.enums.values():
+        for _, e in p.declared_enums():
             if e.cpp:
                 out += self.switch(e.cpp, "value", [(f"{e.cpp}::{pascal(v)}", v) for v in e.values])
                 out += self.from_name(e.cpp, f"parse_{snake(e.cpp)}", f"k{e.cpp}Names")

@@ -47,7 +47,7 @@ def render(protocol: Protocol) -> dict[str, str]:
             f"FORMATS: tuple[str, ...] = ({', '.join(repr_str(n) for n in p.formats)})",
             f"DEFAULT_FORMAT = {repr_str(p.default_format)}"]
     names = {"reason": "STOP_REASONS", "origin": "ORIGINS"}
-    for key, e in p.enums.items():
+    for key, e in p.declared_enums():
         out += comment(e.description or f"The values of {key}.")
         out.append(f"{names.get(e.field, snake(e.field).upper() + 'S')}: tuple[str, ...] = "
                    f"({', '.join(repr_str(v) for v in e.values)})")

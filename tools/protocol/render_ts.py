@@ -113,7 +113,7 @@ class Ts:
         out += [f"  {quote(n)}," for n in p.formats] + ["] as const;"]
         out += ["export type ProfileFormat = (typeof PROFILE_FORMATS)[number];",
                 f"export const DEFAULT_FORMAT: ProfileFormat = {quote(p.default_format)};", ""]
-        for key, e in p.enums.items():
+        for key, e in p.declared_enums():
             out += doc(e.description or f"The values of {key}.")
             out += [f"export const {e.ts_list} = [{', '.join(quote(v) for v in e.values)}] as const;",
                     f"export type {e.ts} = (typeof {e.ts_list})[number];", ""]

@@ -84,6 +84,24 @@ std::optional<StoppedReason> parse_stopped_reason(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(AsyncMode value) {
+  switch (value) {
+    case AsyncMode::Off:
+      return "off";
+    case AsyncMode::Running:
+      return "running";
+    case AsyncMode::All:
+      return "all";
+  }
+  return {};  // not an enumerator
+}
+
+std::optional<AsyncMode> parse_async_mode(std::string_view name) {
+  for (const auto& [known, value] : kAsyncModeNames)
+    if (known == name) return value;
+  return std::nullopt;
+}
+
 std::string_view to_string(ContentEncoding value) {
   switch (value) {
     case ContentEncoding::Text:
@@ -122,6 +140,7 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
   if (auto error = r.boolean("idle", out.idle)) return error;
   if (auto error = r.boolean("gil", out.gil)) return error;
   if (auto error = r.boolean("subprocesses", out.subprocesses)) return error;
+  if (auto error = r.choice<AsyncMode>("async", kAsyncModeNames, out.async)) return error;
   if (auto error = r.integer("batchIntervalMs", kMinBatchIntervalMs, kMaxBatchIntervalMs, " ms",
                              out.batch_interval_ms))
     return error;
@@ -153,6 +172,8 @@ fields::Check read(const fields::Reader& r, StartProfilingResponse& out) {
   if (auto error = r.boolean("gil", out.gil)) return error;
   if (auto error = r.required("subprocesses")) return error;
   if (auto error = r.boolean("subprocesses", out.subprocesses)) return error;
+  if (auto error = r.required("async")) return error;
+  if (auto error = r.choice<AsyncMode>("async", kAsyncModeNames, out.async)) return error;
   if (auto error = r.required("batchIntervalMs")) return error;
   if (auto error = r.integer("batchIntervalMs", 10, 5000, " ms", out.batch_interval_ms))
     return error;
@@ -262,6 +283,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["idle"] = value.idle;
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;
+  j["async"] = to_string(value.async);
   j["batchIntervalMs"] = value.batch_interval_ms;
   j["stacks"] = value.stacks;
   if (value.pid) j["pid"] = *value.pid;
@@ -287,6 +309,7 @@ Json to_json(const StartProfilingResponse& value) {
   j["idle"] = value.idle;
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;
+  j["async"] = to_string(value.async);
   j["batchIntervalMs"] = value.batch_interval_ms;
   j["stacks"] = value.stacks;
   if (!value.warning.empty()) j["warning"] = value.warning;

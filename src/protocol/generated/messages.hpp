@@ -92,6 +92,31 @@ std::optional<StoppedReason> parse_stopped_reason(std::string_view name);
 inline constexpr std::string_view kFrameOriginProgram = "program";
 inline constexpr std::string_view kFrameOriginDebugger = "debugger";
 
+// An asyncio task's frame (runs with async sampling): `function` is the task's name, `file` is
+// empty and `line` 0, and the value is the task's state at that sample, part of the frame's
+// identity: "running" (its thread's event loop was stepping it), "waiting" (suspended; a task
+// awaiting another is waiting), "cancelling" (cancel() was asked and it has not finished),
+// "unknown" (the version does not tell). Absent for other frames.
+inline constexpr std::string_view kFrameTaskRunning = "running";
+inline constexpr std::string_view kFrameTaskWaiting = "waiting";
+inline constexpr std::string_view kFrameTaskCancelling = "cancelling";
+inline constexpr std::string_view kFrameTaskUnknown = "unknown";
+
+// Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its
+// coroutine frames under a frame of the task (frames with `task`), under the tasks that await it,
+// under one "(event loop)" frame standing for the loop's own frames. "all": that, and every other
+// pending task once per tick as well, as a waiting task's stack that ends where it awaits (wall
+// time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default "off":
+// threads' stacks as they are.
+enum class AsyncMode { Off, Running, All };
+inline constexpr std::array<std::pair<std::string_view, AsyncMode>, 3> kAsyncModeNames = {{
+    {"off", AsyncMode::Off},
+    {"running", AsyncMode::Running},
+    {"all", AsyncMode::All},
+}};
+std::string_view to_string(AsyncMode value);
+std::optional<AsyncMode> parse_async_mode(std::string_view name);
+
 // How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
 // writes the decoded bytes to the file.
 enum class ContentEncoding { Text, Base64 };
@@ -121,6 +146,7 @@ inline constexpr std::string_view kFile = "file";
 inline constexpr std::string_view kLine = "line";
 inline constexpr std::string_view kFunction = "function";
 inline constexpr std::string_view kNative = "native";
+inline constexpr std::string_view kTask = "task";
 inline constexpr std::string_view kModule = "module";
 inline constexpr std::string_view kOrigin = "origin";
 }  // namespace frame
@@ -179,6 +205,13 @@ struct StartProfilingArguments {
   bool gil = false;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;
+  // Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its
+  // coroutine frames under a frame of the task (frames with `task`), under the tasks that await it,
+  // under one "(event loop)" frame standing for the loop's own frames. "all": that, and every other
+  // pending task once per tick as well, as a waiting task's stack that ends where it awaits (wall
+  // time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default
+  // "off": threads' stacks as they are.
+  AsyncMode async = AsyncMode::Off;
   // How often profilingData events are sent, in milliseconds. Default 100.
   int batch_interval_ms = kDefaultBatchIntervalMs;
   // Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,
@@ -217,6 +250,8 @@ struct StartProfilingResponse {
   bool gil = false;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;
+  // Sampling by asyncio task, as asked (see startProfiling's async).
+  AsyncMode async = AsyncMode::Off;
   // How often profilingData events are sent, in milliseconds. Default 100.
   int batch_interval_ms = 0;
   // Samples are sent as stack IDs with counts: each distinct stack is announced once, in newStacks,

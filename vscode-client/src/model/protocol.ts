@@ -50,6 +50,27 @@ export const FRAME_ORIGINS = ['program', 'debugger'] as const;
 export type FrameOrigin = (typeof FRAME_ORIGINS)[number];
 
 /**
+ * An asyncio task's frame (runs with async sampling): `function` is the task's name, `file` is
+ * empty and `line` 0, and the value is the task's state at that sample, part of the frame's
+ * identity: "running" (its thread's event loop was stepping it), "waiting" (suspended; a task
+ * awaiting another is waiting), "cancelling" (cancel() was asked and it has not finished),
+ * "unknown" (the version does not tell). Absent for other frames.
+ */
+export const TASK_STATES = ['running', 'waiting', 'cancelling', 'unknown'] as const;
+export type TaskState = (typeof TASK_STATES)[number];
+
+/**
+ * Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its
+ * coroutine frames under a frame of the task (frames with `task`), under the tasks that await it,
+ * under one "(event loop)" frame standing for the loop's own frames. "all": that, and every other
+ * pending task once per tick as well, as a waiting task's stack that ends where it awaits (wall
+ * time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default "off":
+ * threads' stacks as they are.
+ */
+export const ASYNC_MODES = ['off', 'running', 'all'] as const;
+export type AsyncMode = (typeof ASYNC_MODES)[number];
+
+/**
  * How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
  * writes the decoded bytes to the file.
  */
@@ -105,6 +126,14 @@ export interface Frame {
   function: string;
   /** A native (C) frame; absent for Python frames. */
   native?: boolean;
+  /**
+   * An asyncio task's frame (runs with async sampling): `function` is the task's name, `file` is
+   * empty and `line` 0, and the value is the task's state at that sample, part of the frame's
+   * identity: "running" (its thread's event loop was stepping it), "waiting" (suspended; a task
+   * awaiting another is waiting), "cancelling" (cancel() was asked and it has not finished),
+   * "unknown" (the version does not tell). Absent for other frames.
+   */
+  task?: TaskState;
   /** Shared object of a native frame. */
   module?: string;
   /**
@@ -145,6 +174,15 @@ export interface StartProfilingArguments {
   gil?: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses?: boolean;
+  /**
+   * Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its
+   * coroutine frames under a frame of the task (frames with `task`), under the tasks that await it,
+   * under one "(event loop)" frame standing for the loop's own frames. "all": that, and every other
+   * pending task once per tick as well, as a waiting task's stack that ends where it awaits (wall
+   * time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default
+   * "off": threads' stacks as they are.
+   */
+  async?: AsyncMode;
   /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs?: number;
   /**
@@ -182,6 +220,8 @@ export interface StartProfilingResponseBody {
   gil: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses: boolean;
+  /** Sampling by asyncio task, as asked (see startProfiling's async). */
+  async: AsyncMode;
   /** How often profilingData events are sent, in milliseconds. Default 100. */
   batchIntervalMs: number;
   /**
@@ -338,6 +378,7 @@ export const START_DEFAULTS = {
   idle: false,
   gil: false,
   subprocesses: false,
+  async: 'off',
   batchIntervalMs: 100,
   stacks: false,
 } as const satisfies StartProfilingArguments;
