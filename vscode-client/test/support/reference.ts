@@ -370,7 +370,7 @@ export function repetitiveStream(seed: number, batches: number, opts: { lateFram
  * sample whose leaf is on the line (in the function), total a sample with the line (function)
  * anywhere on its stack, once however often. Python frames only; `thread` filters the samples.
  */
-export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?: number; hideDebugger?: boolean } = {}) {
+export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?: number; hideDebugger?: boolean; waiting?: 'exclude' | 'only' } = {}) {
   bodies = fromStacks(bodies);
   const frames = new Map<number, Frame>();
   const lines = new Map<string, RefNode>();
@@ -387,9 +387,10 @@ export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?
     body.samples.forEach((ids, i) => {
       const tid = body.threadIds ? body.threadIds[i] : -1;
       if (opts.thread !== undefined && tid !== opts.thread) return;
-      sampleCount++;
       const sampled = ids.map((id) => frames.get(id)!);
-      const stack = opts.hideDebugger ? programStack(sampled) : sampled;
+      const stack = viewStack(sampled, { hideDebugger: opts.hideDebugger, waiting: opts.waiting });
+      if (stack === undefined) return;
+      sampleCount++;
       const python = (f: Frame) => !f.native && f.file !== '';
       for (const k of new Set(stack.filter((f) => python(f) && f.line > 0).map((f) => `${f.file}:${f.line}`))) bump(lines, k, 1, 0);
       for (const k of new Set(stack.filter(python).map((f) => `${f.file}:${f.function}`))) bump(funcs, k, 1, 0);
