@@ -101,6 +101,8 @@ export class ProfileModel {
   };
   /** Incremented on every change; views redraw when it moved. */
   version = 0;
+  /** Some frame is an asyncio task's (the run sampled by task). */
+  hasTasks = false;
 
   /** The one-node stack of a sample taken in the debugger itself: DEBUGGER_FUNCTION. */
   private readonly debuggerLine = new Int32Array(1);
@@ -300,6 +302,7 @@ export class ProfileModel {
     // The daemon classifies frames once (origin, task); the client never guesses from paths.
     this.frameKind.push(frameKindOf(frame));
     const task = frame.task;
+    if (task !== undefined) this.hasTasks = true;
     this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module, ...(task ? { task } : {}) });
     // A task is a function of its own per state (its state is part of its frames' identity), apart
     // from any frame of the same name.
@@ -368,7 +371,7 @@ export function locationLabel(info: KeyInfo): string {
     const mod = info.module ? basename(info.module) : 'native';
     return info.file ? `${info.file}${info.line > 0 ? `:${info.line}` : ''} [${mod}]` : `[${mod}]`;
   }
-  if (info.task !== undefined) return 'asyncio task';
+  if (info.task !== undefined) return `asyncio task · ${info.task}`;
   if (!info.file && info.function === DEBUGGER_FUNCTION) return 'debugpy and pydevd';
   return info.line > 0 ? `${info.file}:${info.line}` : info.file;
 }

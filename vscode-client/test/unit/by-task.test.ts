@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEBUGGER_FUNCTION, GroupBy, locationLabel, ProfileModel, ViewOptions } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
+import { DEFAULTS, loadPersisted } from '../../src/webview/persist';
+import { WAITING_UNAVAILABLE_TITLE } from '../../src/webview/toolbar';
 import { flattenModelStats, flattenModelTree, referenceAggregate, RefRange, sortedEntries, taskStream, toStacks } from '../support/reference';
 
 const GROUPINGS: GroupBy[] = ['line', 'function'];
@@ -84,7 +86,7 @@ test('by task, the roots are the outermost tasks; the event loop goes, stacks wi
   assert.deepEqual(below, [['main', '/app/run.py']]);
   const handlers = [...[...main.children!.values()][0].children!.values()].map((n) => `${m.keyInfo('function', n.key).function} ${m.keyInfo('function', n.key).task}:${n.total}`).sort();
   assert.deepEqual(handlers, ['handler running:2', 'handler waiting:1']);
-  assert.equal(locationLabel(m.keyInfo('function', main.key)), 'asyncio task');
+  assert.equal(locationLabel(m.keyInfo('function', main.key)), 'asyncio task · waiting');
 });
 
 test('without waiting tasks, only samples whose innermost task runs are left (and those without a task); "only" is the rest', () => {
@@ -158,4 +160,16 @@ test('ranges: each view of a time range equals the reference limited to its buck
   check(stream, tl.origin + 20 * tl.width, Number.MAX_VALUE);
   m.setRange(null);
   for (const v of VIEWS) assertLikeReference(m, stream, v, 'no range');
+});
+
+test('the page keeps "By task" and "Waiting tasks" with its other choices, and a state without them or mistyped gets the defaults', () => {
+  assert.deepEqual(loadPersisted(undefined), DEFAULTS);
+  assert.equal(DEFAULTS.byTask, false);
+  assert.equal(DEFAULTS.waitingTasks, true);
+  // A state written before the toggles existed.
+  assert.deepEqual(loadPersisted({ groupBy: 'line', tableSort: 'total', hideDebugger: false }), { groupBy: 'line', tableSort: 'total', hideDebugger: false, byTask: false, waitingTasks: true });
+  assert.deepEqual(loadPersisted({ ...DEFAULTS, byTask: true, waitingTasks: false }), { ...DEFAULTS, byTask: true, waitingTasks: false });
+  assert.deepEqual(loadPersisted({ ...DEFAULTS, byTask: 'yes', waitingTasks: 0 }), DEFAULTS);
+  // The disabled toggle says what enables it.
+  assert.match(WAITING_UNAVAILABLE_TITLE, /dapprof\.profiling\.async.*"all"/);
 });
