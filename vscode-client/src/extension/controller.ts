@@ -153,10 +153,11 @@ export class ProfilingController implements vscode.Disposable {
     st.stream = new RunStream();
     st.stopped = undefined;
     st.error = undefined;
-    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate };
+    // The sampling by task in effect is the response's (an adapter that knows none echoes none).
+    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate, ...(resp?.async ? { async: resp.async } : {}) };
     if (resp?.warning) void vscode.window.showWarningMessage(`dapprof: ${resp.warning}`);
     this.shown = st;
-    this.lineHeat.load([]);
+    this.lineHeat.load([], st.run);
     if (settings.get<boolean>('openFlameGraph', true)) this.panel.show(true);
     this.panel.post({ type: 'run', run: st.run });
     this.update();
@@ -234,7 +235,7 @@ export class ProfilingController implements vscode.Disposable {
 
   /** The editor's heat follows the shown run. */
   private loadHeat(): void {
-    this.lineHeat.load(this.shown?.stream?.replay().bodies);
+    this.lineHeat.load(this.shown?.stream?.replay().bodies, this.shown?.run);
   }
 
   /** The active session's profile if it has one, else the shown one. */

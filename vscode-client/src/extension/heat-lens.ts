@@ -4,7 +4,7 @@
 // first sampled line.
 
 import * as vscode from 'vscode';
-import { FileHeat, FunctionHeat, heatText } from '../model/source-heat';
+import { FileHeat, FunctionHeat, heatText, waitingText } from '../model/source-heat';
 import type { RevealTarget } from './line-heat';
 
 export class HeatLenses implements vscode.CodeLensProvider, vscode.Disposable {
@@ -14,6 +14,8 @@ export class HeatLenses implements vscode.CodeLensProvider, vscode.Disposable {
   constructor(
     private readonly fileOf: (doc: vscode.TextDocument) => (FileHeat & { file: string }) | undefined,
     private readonly sampleCount: () => number,
+    /** Milliseconds a sample stands for, for waiting time (undefined: unknown). */
+    private readonly msPerSample: () => number | undefined = () => undefined,
   ) {}
 
   dispose(): void {
@@ -27,17 +29,17 @@ export class HeatLenses implements vscode.CodeLensProvider, vscode.Disposable {
   provideCodeLenses(doc: vscode.TextDocument): vscode.CodeLens[] {
     const fh = this.fileOf(doc);
     if (fh === undefined) return [];
-    const n = this.sampleCount();
+    const n = this.sampleCount(), ms = this.msPerSample();
     const lenses: vscode.CodeLens[] = [];
     for (const f of fh.functions.values()) {
-      if (f.total <= 0) continue;
+      if (f.total <= 0 && f.waiting <= 0) continue;
       const line = defLine(doc, f);
       if (line === undefined) continue;
       const target: RevealTarget = { file: fh.file, function: f.function };
       lenses.push(
         new vscode.CodeLens(new vscode.Range(line, 0, line, 0), {
-          title: `$(flame) ${heatText(f, n)}`,
-          tooltip: `${f.function}: ${f.own} own and ${f.total} total of ${n} samples. Click to show it in the flame graph.`,
+          title: `$(flame) ${heatText(f, n, ms)}`,
+          tooltip: `${f.function}: ${f.own} own and ${f.total} total of ${n} samples${f.waiting > 0 ? `, ${waitingText(f.waiting, ms)} (waiting tasks)` : ''}. Click to show it in the flame graph.`,
           command: 'dapprof.revealInFlameGraph',
           arguments: [target],
         }),

@@ -4,12 +4,15 @@
 //
 // The host aggregates the shown run here with the webview's own model (src/model), for the view
 // the panel shows (its thread, "Hide debugger"): the page's figures and the editor's agree. The
-// editor is redrawn at most every THROTTLE_MS, however fast batches arrive.
+// editor is redrawn at most every THROTTLE_MS, however fast batches arrive. A run that samples
+// waiting asyncio tasks (async "all") shows the time tasks wait on a line apart from the running
+// figures ("N ms waiting"), whatever the panel's "Waiting tasks" shows.
 
 import * as vscode from 'vscode';
 import { ProfileModel } from '../model/profile';
 import type { ProfilingDataBody } from '../model/protocol';
-import { FileHeat, heatLevel, heatText, SourceHeat, sourceHeat } from '../model/source-heat';
+import { FileHeat, heatLevel, heatText, SourceHeat, sourceHeat, waitingText } from '../model/source-heat';
+import type { RunInfo } from '../webview/messages';
 import { HeatLenses } from './heat-lens';
 import { SourcePaths } from './source-paths';
 
@@ -28,6 +31,10 @@ export class LineHeat implements vscode.Disposable {
   private model: ProfileModel | undefined;
   private thread: number | undefined;
   private hideDebugger = true;
+  /** The run samples waiting tasks: their samples are waiting time, apart from the rest. */
+  private splitWaiting = false;
+  /** Milliseconds a sample stands for (a tick), when the rate is known. */
+  private msPerSample: number | undefined;
   private heat: SourceHeat | undefined;
   /** The heat's files by normalised real path. */
   private byPath = new Map<string, FileHeat & { file: string }>();
@@ -36,7 +43,13 @@ export class LineHeat implements vscode.Disposable {
   private lastRender = -Infinity;
   /** Renders so far (tests read it to check the throttle). */
   renders = 0;
-  readonly lenses = new HeatLenses((doc) => this.fileOf(doc), () => this.heat?.sampleCount ?? 0);
+  readonly lenses = new HeatLenses(
+    (doc) => this.fileOf(doc),
+    () => this.heat?.sampleCount ?? 0,
+    () => this.msPerSample,
+  );
+  /** Lines where tasks only wait: the end-of-line text, no gutter mark. */
+  private readonly waitingOnly: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -57,8 +70,11 @@ export class LineHeat implements vscode.Disposable {
         }),
       );
     }
+    this.waitingOnly = vscode.window.createTextEditorDecorationType({
+      after: { color: new vscode.ThemeColor('editorCodeLens.foreground'), margin: '0 0 0 2em', fontStyle: 'italic' },
+    });
     const d = this.disposables;
-    d.push(...this.levels, this.lenses);
+    d.push(...this.levels, this.waitingOnly, this.lenses);
     d.push(vscode.languages.registerCodeLensProvider({ language: 'python' }, this.lenses));
     d.push(vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()));
     d.push(
@@ -83,8 +99,10 @@ export class LineHeat implements vscode.Disposable {
     this.render();
   }
 
-  /** A run to show: its batches so far (none when it starts); undefined for none. */
-  load(bodies: readonly ProfilingDataBody[] | undefined): void {
+  /** A run to show: its batches so far (none when it starts) and what it samples; undefined for none. */
+  load(bodies: readonly ProfilingDataBody[] | undefined, run?: Pick<RunInfo, 'async' | 'rate'>): void {
+    this.splitWaiting = run?.async === 'all';
+    this.msPerSample = run?.rate ? 1000 / run.rate : undefined;
     // Another run may have another working directory for its relative paths.
     this.paths.clear();
     this.model = bodies === undefined ? undefined : ProfileModel.of(bodies);
@@ -129,7 +147,7 @@ export class LineHeat implements vscode.Disposable {
     this.lastRender = Date.now();
     this.renders++;
     const on = this.enabled && this.model !== undefined;
-    this.heat = on ? sourceHeat(this.model!, this.thread, this.hideDebugger) : undefined;
+    this.heat = on ? sourceHeat(this.model!, this.thread, this.hideDebugger, this.splitWaiting) : undefined;
     this.byPath = new Map();
     for (const [file, fh] of this.heat?.files ?? []) {
       const key = this.paths.key(file);
@@ -141,23 +159,26 @@ export class LineHeat implements vscode.Disposable {
   }
 
   private decorate(): void {
-    const n = this.heat?.sampleCount ?? 0;
+    const n = this.heat?.sampleCount ?? 0, ms = this.msPerSample;
     for (const editor of vscode.window.visibleTextEditors) {
       const fh = this.fileOf(editor.document);
       const byLevel: vscode.DecorationOptions[][] = this.levels.map(() => []);
+      const waiting: vscode.DecorationOptions[] = [];
       for (const [line, h] of fh?.lines ?? []) {
-        if (line > editor.document.lineCount || h.total <= 0) continue;
+        if (line > editor.document.lineCount || (h.total <= 0 && h.waiting <= 0)) continue;
         const text = editor.document.lineAt(line - 1);
         const start = text.firstNonWhitespaceCharacterIndex;
-        const hover = new vscode.MarkdownString(`**dapprof** · ${h.function}: ${heatText(h, n)} of ${n} samples\n\n[Show in flame graph](${revealUri({ file: fh!.file, function: h.function, line })})`);
+        const figures = h.total > 0 ? `${heatText({ ...h, waiting: 0 }, n)} of ${n} samples${h.waiting > 0 ? ` · ${waitingText(h.waiting, ms)} (waiting tasks)` : ''}` : `${waitingText(h.waiting, ms)} (waiting tasks)`;
+        const hover = new vscode.MarkdownString(`**dapprof** · ${h.function}: ${figures}\n\n[Show in flame graph](${revealUri({ file: fh!.file, function: h.function, line })})`);
         hover.isTrusted = true;
-        byLevel[heatLevel(h.total, n, LEVELS) - 1].push({
+        (h.total > 0 ? byLevel[heatLevel(h.total, n, LEVELS) - 1] : waiting).push({
           range: new vscode.Range(line - 1, start, line - 1, text.range.end.character),
           hoverMessage: hover,
-          renderOptions: { after: { contentText: heatText(h, n) } },
+          renderOptions: { after: { contentText: heatText(h, n, ms) } },
         });
       }
       this.levels.forEach((type, i) => editor.setDecorations(type, byLevel[i]));
+      editor.setDecorations(this.waitingOnly, waiting);
     }
   }
 }

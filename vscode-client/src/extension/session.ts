@@ -2,7 +2,7 @@
 // the run state, and the current or last run's raw stream (kept for the panel, see run-stream.ts).
 
 import * as vscode from 'vscode';
-import type { ProfilingSummary, StartProfilingArguments } from '../model/protocol';
+import { ASYNC_MODES, AsyncMode, ProfilingSummary, StartProfilingArguments } from '../model/protocol';
 import type { RunInfo, StoppedInfo } from '../webview/messages';
 import type { RunStream } from './run-stream';
 
@@ -44,7 +44,13 @@ export function startArgumentsFromSettings(cfg: vscode.WorkspaceConfiguration): 
     gil: cfg.get<boolean>('gil', false),
     subprocesses: cfg.get<boolean>('subprocesses', false),
     batchIntervalMs: cfg.get<number>('batchIntervalMs', 100),
+    async: asyncMode(cfg.get<string>('async', 'off')),
   };
+}
+
+/** The async setting, "off" for a value it cannot have (a settings.json edited by hand). */
+function asyncMode(value: string): AsyncMode {
+  return (ASYNC_MODES as readonly string[]).includes(value) ? (value as AsyncMode) : 'off';
 }
 
 /** The message of a rejected customRequest: VS Code rejects with the error response's message. */

@@ -7,17 +7,20 @@
 // the trees and counters are brought up to date when read, once per distinct stack of the samples
 // since the last read (O(distinct stacks x depth)). No operation re-reads earlier samples (they
 // are not kept). Switching to function grouping builds those trees once from the line trees
-// (O(nodes)), hiding the debugger's frames builds its trees from the stack records (O(distinct
-// stacks x depth)); after which they are maintained incrementally too.
+// (O(nodes)), another view (hiding the debugger's frames, by task, without waiting tasks: views.ts)
+// builds its trees from the stack records (O(distinct stacks x depth)); after which they are
+// maintained incrementally too.
 
 import { Aggregate, GroupBy, ThreadView } from './aggregate';
 import { CallNode, CallTree } from './calltree';
-import type { Frame, ProfilingDataBody, ThreadInfo } from './protocol';
+import type { Frame, ProfilingDataBody, TaskState, ThreadInfo } from './protocol';
 import { StackTable } from './stacks';
 import { Timeline, TimeRange } from './timeline';
+import { frameKindOf, IN_DEBUGGER, SKIP, ViewOptions, viewMask, viewSlice } from './views';
 
 export { CallNode, CallTree, ThreadView, Timeline };
 export type { TimeRange };
+export type { ViewOptions, WaitingFilter } from './views';
 export type { GroupBy };
 
 /** Thread key used for samples whose event carries no threadIds. */
@@ -31,6 +34,8 @@ export interface KeyInfo {
   line: number;
   native: boolean;
   module?: string;
+  /** An asyncio task's frame: the task's state at the samples (`function` is the task's name). */
+  task?: TaskState;
 }
 
 export interface ModelTotals {
@@ -52,9 +57,6 @@ export interface TableRow {
 /** The node that stands for samples taken in the debugger's own code, when its frames are hidden. */
 export const DEBUGGER_FUNCTION = '(debugger)';
 
-const DEBUGGER_FRAME = 1;
-const NATIVE_FRAME = 2;
-
 export class ProfileModel {
   /** frame ID -> dense frame index */
   private readonly frameIndex = new Map<number, number>();
@@ -68,7 +70,7 @@ export class ProfileModel {
   readonly threads = new Map<number, ThreadInfo>();
   /** stack ID -> frame IDs, root first (a run started with `stacks`) */
   private readonly stackDefs = new Map<number, readonly number[]>();
-  /** frame index -> DEBUGGER_FRAME, NATIVE_FRAME or 0 (the program's Python) */
+  /** frame index -> its kind (views.ts: the program's, the debugger's, native, a task's) */
   private readonly frameKind: number[] = [];
 
   /** Every distinct stack of each thread, with its samples. */
@@ -76,17 +78,18 @@ export class ProfileModel {
   /** The stacks as sampled. */
   private readonly full = new Aggregate(this.frameFunc, this.stacks);
   /**
-   * The stacks without the debugger: what lies below the last debugger frame of each, or the one
-   * node DEBUGGER_FUNCTION for a sample taken in the debugger itself. Built on first use from the
-   * stack records, maintained incrementally after.
+   * The other views in use, by viewMask (views.ts): without the debugger (what lies below the last
+   * debugger frame of each stack, or the one node DEBUGGER_FUNCTION for a sample taken in the
+   * debugger itself), by task, without or with only the waiting tasks' samples. Each built on
+   * first use from the stack records, maintained incrementally after.
    */
-  private program: Aggregate | null = null;
+  private readonly derived = new Map<number, Aggregate>();
   /** Samples over time, by stack record (timeline.ts). */
   readonly timeline = new Timeline();
   /** When set, trees and tables hold only the samples of the timeline's buckets in this range. */
   private range: TimeRange | null = null;
   /** The aggregates of the range, rebuilt from the timeline when the range or the data changed. */
-  private ranged: { serial: number; width: number; first: number; end: number; full: Aggregate | null; program: Aggregate | null } | null = null;
+  private ranged: { serial: number; width: number; first: number; end: number; byMask: Map<number, Aggregate> } | null = null;
 
   readonly totals: ModelTotals = {
     sampleCount: 0,
@@ -98,6 +101,8 @@ export class ProfileModel {
   };
   /** Incremented on every change; views redraw when it moved. */
   version = 0;
+  /** Some frame is an asyncio task's (the run sampled by task). */
+  hasTasks = false;
 
   /** The one-node stack of a sample taken in the debugger itself: DEBUGGER_FUNCTION. */
   private readonly debuggerLine = new Int32Array(1);
@@ -173,9 +178,14 @@ export class ProfileModel {
     return this.full.view(thread);
   }
 
-  /** The tree of a view in a grouping, with or without the debugger's frames. */
-  tree(groupBy: GroupBy, thread?: number, hideDebugger = false): CallTree | undefined {
-    return this.aggregate(hideDebugger).tree(groupBy, thread);
+  /** The tree of a thread (all for undefined) in a grouping and a view (true: the debugger hidden). */
+  tree(groupBy: GroupBy, thread?: number, view: boolean | ViewOptions = false): CallTree | undefined {
+    return this.aggregate(viewMask(view)).tree(groupBy, thread);
+  }
+
+  /** The samples a view of a thread (all for undefined) holds: what its shares are of. */
+  sampleCount(thread: number | undefined, view: boolean | ViewOptions = false): number {
+    return this.aggregate(viewMask(view)).view(thread)?.sampleCount ?? 0;
   }
 
   /** Limits the trees and tables to the samples of a time range (null: the whole run). */
@@ -207,8 +217,8 @@ export class ProfileModel {
   }
 
   /** Per-key self and total samples of a view, sorted by `sortBy` (then total, self). */
-  table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity, hideDebugger = false): TableRow[] {
-    const v = this.aggregate(hideDebugger).stats(thread, this.frames.length, this.funcs.length);
+  table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity, view: boolean | ViewOptions = false): TableRow[] {
+    const v = this.aggregate(viewMask(view)).stats(thread, this.frames.length, this.funcs.length);
     if (v === undefined) return [];
     const stats = groupBy === 'line' ? v.lineStats : v.funcStats;
     const n = Math.min(groupBy === 'line' ? this.lineInfos.length : this.funcs.length, stats.total.length);
@@ -224,21 +234,22 @@ export class ProfileModel {
 
   // ---------------------------------------------------------------------------------------------
 
-  /** The aggregate of a view, up to date. */
-  private aggregate(hideDebugger: boolean): Aggregate {
+  /** The aggregate of a view (its viewMask), up to date. */
+  private aggregate(mask: number): Aggregate {
     this.sync();
-    if (this.range !== null) return this.rangeAggregate(hideDebugger);
-    if (!hideDebugger) return this.full;
-    if (this.program === null) {
-      this.program = this.newProgram();
+    if (this.range !== null) return this.rangeAggregate(mask);
+    if (mask === 0) return this.full;
+    let into = this.derived.get(mask);
+    if (into === undefined) {
+      this.derived.set(mask, (into = this.newDerived()));
       // Every sample so far is in the records' counts (none is pending after the sync).
       const st = this.stacks;
-      for (let rec = 0; rec < st.size; rec++) if (st.count[rec] > 0) this.addProgram(this.program, rec, st.count[rec]);
+      for (let rec = 0; rec < st.size; rec++) if (st.count[rec] > 0) this.addDerived(into, mask, rec, st.count[rec]);
     }
-    return this.program;
+    return into;
   }
 
-  private newProgram(): Aggregate {
+  private newDerived(): Aggregate {
     if (!this.debuggerKeyDefined) {
       this.debuggerKeyDefined = true;
       const key = this.defineKey(-1, { file: '', line: 0, function: DEBUGGER_FUNCTION });
@@ -253,23 +264,17 @@ export class ProfileModel {
    * distinct stack of each bucket) when they changed since the last build: a live run's new
    * samples past the range cost nothing.
    */
-  private rangeAggregate(hideDebugger: boolean): Aggregate {
-    const tl = this.timeline, st = this.stacks;
+  private rangeAggregate(mask: number): Aggregate {
+    const tl = this.timeline;
     const [first, end] = tl.bucketsIn(this.range!);
     let r = this.ranged;
     if (r === null || r.width !== tl.width || r.first !== first || r.end !== end || tl.changedSince(first, end, r.serial))
-      r = this.ranged = { serial: tl.serial, width: tl.width, first, end, full: null, program: null };
-    const built = hideDebugger ? r.program : r.full;
-    if (built !== null) return built;
-    const into = hideDebugger ? this.newProgram() : new Aggregate(this.frameFunc, this.stacks);
-    for (let b = first; b < end; b++) {
-      tl.forEachRec(b, (rec, w) => {
-        if (hideDebugger) this.addProgram(into, rec, w);
-        else into.count(rec, st.start[rec], st.start[rec] + st.length[rec], false, st.tid[rec], w);
-      });
-    }
-    if (hideDebugger) r.program = into;
-    else r.full = into;
+      r = this.ranged = { serial: tl.serial, width: tl.width, first, end, byMask: new Map() };
+    const built = r.byMask.get(mask);
+    if (built !== undefined) return built;
+    const into = mask === 0 ? new Aggregate(this.frameFunc, this.stacks) : this.newDerived();
+    for (let b = first; b < end; b++) tl.forEachRec(b, (rec, w) => this.addDerived(into, mask, rec, w));
+    r.byMask.set(mask, into);
     return into;
   }
 
@@ -279,7 +284,7 @@ export class ProfileModel {
     st.deltas.drain((rec, weight) => {
       const start = st.start[rec];
       this.full.count(rec, start, start + st.length[rec], false, st.tid[rec], weight);
-      if (this.program !== null) this.addProgram(this.program, rec, weight);
+      for (const [mask, into] of this.derived) this.addDerived(into, mask, rec, weight);
     });
   }
 
@@ -294,15 +299,19 @@ export class ProfileModel {
     this.frameIds.push(id);
     this.frames.push(frame);
     const native = frame.native === true;
-    // The daemon classifies frames once (origin); the client never guesses from paths.
-    this.frameKind.push(frame.origin === 'debugger' ? DEBUGGER_FRAME : native ? NATIVE_FRAME : 0);
-    this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module });
-    const fkey = `${native ? 'n' : 'p'}\0${frame.file}\0${frame.function}\0${native ? frame.module ?? '' : ''}`;
+    // The daemon classifies frames once (origin, task); the client never guesses from paths.
+    this.frameKind.push(frameKindOf(frame));
+    const task = frame.task;
+    if (task !== undefined) this.hasTasks = true;
+    this.lineInfos.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module, ...(task ? { task } : {}) });
+    // A task is a function of its own per state (its state is part of its frames' identity), apart
+    // from any frame of the same name.
+    const fkey = task ? `t\0${task}\0${frame.function}` : `${native ? 'n' : 'p'}\0${frame.file}\0${frame.function}\0${native ? frame.module ?? '' : ''}`;
     let f = this.funcIndex.get(fkey);
     if (f === undefined) {
       f = this.funcs.length;
       this.funcIndex.set(fkey, f);
-      this.funcs.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module });
+      this.funcs.push({ function: frame.function, file: frame.file, line: frame.line, native, module: frame.module, ...(task ? { task } : {}) });
     } else {
       const info = this.funcs[f];
       if (frame.line > 0 && (info.line === 0 || frame.line < info.line)) info.line = frame.line;
@@ -337,20 +346,13 @@ export class ProfileModel {
     return rec;
   }
 
-  /**
-   * Adds samples of a stack record to the aggregate without the debugger: the part after its
-   * last debugger frame, unless that is only native frames the debugger called (a wait in its own
-   * thread, say), which count as the debugger's.
-   */
-  private addProgram(into: Aggregate, rec: number, weight: number): void {
-    const st = this.stacks, line = st.line, kind = this.frameKind;
-    const start = st.start[rec], end = start + st.length[rec];
-    let last = end - 1;
-    while (last >= start && kind[line[last]] !== DEBUGGER_FRAME) last--;
-    let python = last < start;
-    for (let i = last + 1; i < end && !python; i++) python = kind[line[i]] !== NATIVE_FRAME;
-    if (python) into.count(rec, last + 1, end, false, st.tid[rec], weight);
-    else into.count(rec, 0, 1, true, st.tid[rec], weight);
+  /** Adds samples of a stack record to the aggregate of a view (viewMask): the part of the stack the view shows, if any. */
+  private addDerived(into: Aggregate, mask: number, rec: number, weight: number): void {
+    const st = this.stacks;
+    const start = mask === 0 ? st.start[rec] : viewSlice(mask, st, this.frameKind, rec);
+    if (start === SKIP) return;
+    if (start === IN_DEBUGGER) into.count(rec, 0, 1, true, st.tid[rec], weight);
+    else into.count(rec, start, st.start[rec] + st.length[rec], false, st.tid[rec], weight);
   }
 }
 
@@ -369,6 +371,7 @@ export function locationLabel(info: KeyInfo): string {
     const mod = info.module ? basename(info.module) : 'native';
     return info.file ? `${info.file}${info.line > 0 ? `:${info.line}` : ''} [${mod}]` : `[${mod}]`;
   }
+  if (info.task !== undefined) return `asyncio task · ${info.task}`;
   if (!info.file && info.function === DEBUGGER_FUNCTION) return 'debugpy and pydevd';
   return info.line > 0 ? `${info.file}:${info.line}` : info.file;
 }

@@ -8,12 +8,18 @@
 // around it, or a lambda), and a sample holding both counts once for the line. So a node adds its
 // total to a line only when no node above it is on that line: those nodes' samples are disjoint.
 // Cost: one walk of the tree, O(nodes).
+//
+// A run that samples waiting asyncio tasks too (async "all") splits its samples: those of running
+// code (own and total) and those of waiting tasks (`waiting`: samples with the line on the stack of
+// a task that is suspended there, wall time), read from the two views of the model.
 
-import type { CallNode, ProfileModel } from './profile';
+import type { CallNode, CallTree, ProfileModel } from './profile';
 
 export interface Heat {
   own: number;
   total: number;
+  /** Samples of waiting tasks with the line (the function) on their stack, once per sample; 0 unless split. */
+  waiting: number;
 }
 
 export interface LineHeat extends Heat {
@@ -40,16 +46,30 @@ export interface FileHeat {
 }
 
 export interface SourceHeat {
-  /** Samples of the view: what the shares are of. */
+  /** Samples of the view (of running code, when split): what the shares are of. */
   readonly sampleCount: number;
+  /** Samples of waiting tasks (when split). */
+  readonly waitingCount: number;
   /** The frames' file paths, as the daemon sent them -> their heat. */
   readonly files: Map<string, FileHeat>;
 }
 
-export function sourceHeat(model: ProfileModel, thread: number | undefined, hideDebugger: boolean): SourceHeat {
+/**
+ * The heat of a view; with `splitWaiting`, own and total of the samples of running code, and
+ * `waiting` of the waiting tasks' samples.
+ */
+export function sourceHeat(model: ProfileModel, thread: number | undefined, hideDebugger: boolean, splitWaiting = false): SourceHeat {
   const files = new Map<string, FileHeat>();
-  const tree = model.tree('line', thread, hideDebugger);
-  if (tree === undefined) return { sampleCount: 0, files };
+  const tree = model.tree('line', thread, splitWaiting ? { hideDebugger, waiting: 'exclude' } : hideDebugger);
+  if (tree === undefined) return { sampleCount: 0, waitingCount: 0, files };
+  addHeat(model, tree, files, false);
+  const waiting = splitWaiting ? model.tree('line', thread, { hideDebugger, waiting: 'only' }) : undefined;
+  if (waiting !== undefined) addHeat(model, waiting, files, true);
+  return { sampleCount: tree.root.total, waitingCount: waiting?.root.total ?? 0, files };
+}
+
+/** Adds a tree's samples to the files' heat: to own and total, or (`waiting`) to waiting. */
+function addHeat(model: ProfileModel, tree: CallTree, files: Map<string, FileHeat>, waiting: boolean): void {
   // How many nodes on the path from the root are on a line / in a function, by string key.
   const onPath = new Map<string, number>();
   const fileOf = (file: string) => {
@@ -66,11 +86,15 @@ export function sourceHeat(model: ProfileModel, thread: number | undefined, hide
       const func = model.keyInfo('function', model.functionOfFrame(node.key));
       lineKey = `${info.file}\0${info.line}`;
       funcKey = `${info.file}\0\0${func.function}`;
-      if (info.line > 0) bump(f.lines, info.line, func.function, node, !onPath.has(lineKey));
+      if (info.line > 0) bump(f.lines, info.line, func.function, node, !onPath.has(lineKey), waiting);
       let fh = f.functions.get(func.function);
-      if (fh === undefined) f.functions.set(func.function, (fh = { function: func.function, line: func.line, own: 0, total: 0 }));
-      fh.own += node.self;
-      if (!onPath.has(funcKey)) fh.total += node.total;
+      if (fh === undefined) f.functions.set(func.function, (fh = { function: func.function, line: func.line, own: 0, total: 0, waiting: 0 }));
+      if (waiting) {
+        if (!onPath.has(funcKey)) fh.waiting += node.total;
+      } else {
+        fh.own += node.self;
+        if (!onPath.has(funcKey)) fh.total += node.total;
+      }
       onPath.set(lineKey, (onPath.get(lineKey) ?? 0) + 1);
       onPath.set(funcKey, (onPath.get(funcKey) ?? 0) + 1);
     }
@@ -81,12 +105,16 @@ export function sourceHeat(model: ProfileModel, thread: number | undefined, hide
     }
   };
   if (tree.root.children !== null) for (const c of tree.root.children.values()) visit(c);
-  return { sampleCount: tree.root.total, files };
 }
 
-function bump(lines: Map<number, LineHeat>, line: number, func: string, node: CallNode, outermost: boolean): void {
+function bump(lines: Map<number, LineHeat>, line: number, func: string, node: CallNode, outermost: boolean, waiting: boolean): void {
   let h = lines.get(line);
-  if (h === undefined) lines.set(line, (h = { own: 0, total: 0, function: func, frameTotal: 0, byFunction: new Map() }));
+  if (h === undefined) lines.set(line, (h = { own: 0, total: 0, waiting: 0, function: func, frameTotal: 0, byFunction: new Map() }));
+  if (waiting) {
+    // The line's function stays the one of its running samples, if any.
+    if (outermost) h.waiting += node.total;
+    return;
+  }
   h.own += node.self;
   if (outermost) h.total += node.total;
   // Two frames on one line: the line stands for the function with the most samples there.
@@ -104,9 +132,21 @@ function leave(onPath: Map<string, number>, key: string): void {
   else onPath.set(key, n);
 }
 
-/** "12.4% own · 30.1% total" */
-export function heatText(h: Heat, sampleCount: number): string {
-  return `${share(h.own, sampleCount)} own · ${share(h.total, sampleCount)} total`;
+/**
+ * "12.4% own · 30.1% total", and " · 1,200 ms waiting" when waiting tasks' samples hold it (only
+ * that for what only waits); `msPerSample` turns samples into time (undefined: samples are said).
+ */
+export function heatText(h: Heat, sampleCount: number, msPerSample?: number): string {
+  const running = `${share(h.own, sampleCount)} own · ${share(h.total, sampleCount)} total`;
+  if (!(h.waiting > 0)) return running;
+  const waiting = waitingText(h.waiting, msPerSample);
+  return h.total > 0 ? `${running} · ${waiting}` : waiting;
+}
+
+/** "1,200 ms waiting": waiting tasks' samples as wall time (each is one tick), or as samples. */
+export function waitingText(samples: number, msPerSample?: number): string {
+  if (msPerSample === undefined) return `${samples.toLocaleString('en-US')} samples waiting`;
+  return `${Math.round(samples * msPerSample).toLocaleString('en-US')} ms waiting`;
 }
 
 function share(n: number, of: number): string {

@@ -4,7 +4,7 @@
 // and details), tooltip.ts, search.ts, table.ts, input.ts (mouse, keys, messages), persist.ts
 // (kept choices), scheduler.ts.
 
-import { CallNode, GroupBy, KeyInfo, ProfileModel, threadLabel } from '../model/profile';
+import { CallNode, GroupBy, KeyInfo, ProfileModel, threadLabel, ViewOptions } from '../model/profile';
 import type { ProfilingDataBody } from '../model/protocol';
 import { DiffView } from './diff';
 import { FlameGraph } from './flame';
@@ -41,6 +41,10 @@ export class App {
   groupBy: GroupBy;
   /** Shows each stack below its last debugger frame (debugpy's launcher, pydevd's hooks). */
   hideDebugger: boolean;
+  /** Shows each stack from its outermost asyncio task on (the roots are tasks). */
+  byTask: boolean;
+  /** Shows the samples of waiting tasks, when the run has them (see waitingAvailable). */
+  waitingTasks: boolean;
   thread: number | undefined = undefined;
   tableSort: TableSort;
   search = '';
@@ -91,12 +95,16 @@ export class App {
     this.groupBy = persisted.groupBy;
     this.tableSort = persisted.tableSort;
     this.hideDebugger = persisted.hideDebugger;
+    this.byTask = persisted.byTask;
+    this.waitingTasks = persisted.waitingTasks;
 
     this.toolbar = new Toolbar(persisted, {
       search: (q) => this.setSearch(q),
       thread: (t) => this.setThread(t),
       groupBy: (g) => this.setGroupBy(g),
       hideDebugger: (h) => this.setHideDebugger(h),
+      byTask: (on) => this.setByTask(on),
+      waitingTasks: (on) => this.setWaitingTasks(on),
       resetZoom: () => this.resetZoom(),
       baseline: (i) => {
         if (i === FILE_BASELINE && this.fileBaseline) this.setBaselineModel(this.fileBaseline.model, this.fileBaseline.label, FILE_BASELINE);
@@ -116,7 +124,7 @@ export class App {
     const infoOf = (n: CallNode) => this.infoOf(n);
     this.nav = new Navigation(this.graph, this.toolbar.resetEl, infoOf, { zoomTo: (n) => this.zoomTo(n), openSource: (i) => this.openSource(i) });
     this.tooltip = new Tooltip(this.graph, infoOf, (n) => this.diff.describe(n));
-    this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, hideDebugger: this.hideDebugger, live: this.state === 'live' }), {
+    this.table = new FunctionTable(() => ({ model: this.model, groupBy: this.groupBy, thread: this.thread, sort: this.tableSort, view: this.view, live: this.state === 'live' }), {
       sort: (by) => this.setTableSort(by),
       select: (key) => this.setSearch(this.model.keyInfo(this.groupBy, key).function),
       open: (key) => this.openSource(this.model.keyInfo(this.groupBy, key)),
@@ -225,6 +233,22 @@ export class App {
 
   // ---- rendering ---------------------------------------------------------------------------
 
+  /** The run sampled waiting tasks (async "all"): only then can they be left out. */
+  get waitingAvailable(): boolean {
+    return this.run?.async === 'all';
+  }
+
+  /** What the graph and the table show of each stack, and which samples. */
+  get view(): ViewOptions {
+    return { hideDebugger: this.hideDebugger, byTask: this.byTask, waiting: this.waitingAvailable && !this.waitingTasks ? 'exclude' : 'include' };
+  }
+
+  /** The view as a string, for what redraws when it changes. */
+  private get viewKey(): string {
+    const v = this.view;
+    return `${v.hideDebugger}:${v.byTask}:${v.waiting}`;
+  }
+
   /** Schedules a redraw on the next animation frame; many calls before it draw once. */
   invalidate(): void {
     this.scheduler.invalidate();
@@ -237,6 +261,8 @@ export class App {
     this.drawnVersion = this.model.version;
     this.uiDirty = false;
     if (modelChanged) this.toolbar.refreshThreads(this.model.threadList(), this.thread);
+    this.toolbar.showTaskToggles(this.run?.async === 'running' || this.run?.async === 'all' || this.model.hasTasks);
+    this.toolbar.showWaitingTasks(this.waitingTasks, this.waitingAvailable);
     this.selectTree();
     this.updateSearch();
     this.drawGraph();
@@ -249,13 +275,13 @@ export class App {
       totals: this.model.totals,
       omittedSamples: this.omittedSamples,
     });
-    this.nav.update(`${this.groupBy}:${this.thread}:${this.hideDebugger}`);
+    this.nav.update(`${this.groupBy}:${this.thread}:${this.viewKey}`);
     this.table.update(modelChanged);
     this.input.refreshHover();
   }
 
   private selectTree(): void {
-    const tree = this.model.tree(this.groupBy, this.thread, this.hideDebugger);
+    const tree = this.model.tree(this.groupBy, this.thread, this.view);
     const model = this.model, groupBy = this.groupBy;
     if (tree !== this.graph.tree) this.graph.setTree(tree, (k) => model.keyInfo(groupBy, k));
   }
@@ -265,7 +291,7 @@ export class App {
     const width = this.graphEl.clientWidth;
     const height = Math.max(this.graphEl.clientHeight, this.graph.contentHeight());
     this.graph.rootLabel = this.thread === undefined ? 'all threads' : threadLabel(this.thread, this.model.threads.get(this.thread));
-    this.diff.update(this.graph.tree, this.model, this.groupBy, this.thread, this.hideDebugger, this.graph.palette, `${this.model.version}:${this.groupBy}:${this.thread}:${this.hideDebugger}:${this.graph.palette.kind}`);
+    this.diff.update(this.graph.tree, this.model, this.groupBy, this.thread, this.view, this.graph.palette, `${this.model.version}:${this.groupBy}:${this.thread}:${this.viewKey}:${this.graph.palette.kind}`);
     this.graph.colourHook = this.diff.baseline ? (n) => this.diff.colourOf(n) : null;
     this.graph.draw(width, height);
     this.drawCount++;
@@ -381,6 +407,30 @@ export class App {
     this.changed();
   }
 
+  /** "By task": each stack from its outermost task frame on. The paths change: zoom out. */
+  setByTask(on: boolean): void {
+    if (on === this.byTask) return;
+    this.byTask = on;
+    this.toolbar.showByTask(on);
+    this.viewChanged();
+  }
+
+  /** "Waiting tasks": with or without the samples of waiting tasks (when the run has them). */
+  setWaitingTasks(on: boolean): void {
+    if (on === this.waitingTasks) return;
+    this.waitingTasks = on;
+    this.toolbar.showWaitingTasks(on, this.waitingAvailable);
+    this.viewChanged();
+  }
+
+  private viewChanged(): void {
+    this.graph.zoomPath = [];
+    this.graph.hovered = null;
+    this.graph.focused = null;
+    this.persist();
+    this.changed();
+  }
+
   setTableSort(s: TableSort): void {
     this.tableSort = s;
     this.persist();
@@ -394,6 +444,6 @@ export class App {
   }
 
   private persist(): void {
-    this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort, hideDebugger: this.hideDebugger } satisfies Persisted);
+    this.vscode.setState({ groupBy: this.groupBy, tableSort: this.tableSort, hideDebugger: this.hideDebugger, byTask: this.byTask, waitingTasks: this.waitingTasks } satisfies Persisted);
   }
 }

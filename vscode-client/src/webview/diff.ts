@@ -5,7 +5,7 @@
 
 import { diffTrees, DiffRow, ProfileDiff } from '../model/diff';
 import { GroupBy, ProfileModel } from '../model/profile';
-import type { CallNode, CallTree } from '../model/profile';
+import type { CallNode, CallTree, ViewOptions } from '../model/profile';
 import { el } from './dom';
 import { hslToRgb, Palette, rgbCss } from './theme';
 
@@ -57,11 +57,11 @@ export class DiffView {
   }
 
   /** Compares the current tree with the baseline's of the same grouping and thread. */
-  update(current: CallTree | undefined, model: ProfileModel, groupBy: GroupBy, thread: number | undefined, hideDebugger: boolean, palette: Palette, version: string): void {
+  update(current: CallTree | undefined, model: ProfileModel, groupBy: GroupBy, thread: number | undefined, view: ViewOptions, palette: Palette, version: string): void {
     const b = this.baseline;
     if (b === null) return;
     this.kind = palette.kind;
-    this.diff = diffTrees(current, (k) => model.keyInfo(groupBy, k), b.tree(groupBy, thread, hideDebugger), (k) => b.keyInfo(groupBy, k), groupBy === 'function');
+    this.diff = diffTrees(current, (k) => model.keyInfo(groupBy, k), b.tree(groupBy, thread, view), (k) => b.keyInfo(groupBy, k), groupBy === 'function');
     this.showLegend();
     if (version !== this.key) this.showTable(this.diff.rows, version);
   }

@@ -121,7 +121,9 @@ export class FlameGraph {
     let c = this.colorCache.get(node.key);
     if (c === undefined) {
       const info = this.info(node.key);
-      c = rgbCss(nodeRgb(info.function, info.native, this.palette.kind));
+      // A task's frame in the task colour (its state from the daemon's frame), others by name.
+      if (info.task !== undefined) c = info.task === 'running' ? this.palette.task : this.palette.taskWaiting;
+      else c = rgbCss(nodeRgb(info.function, info.native, this.palette.kind));
       this.colorCache.set(node.key, c);
     }
     return c;

@@ -1,6 +1,6 @@
 // Messages between the extension host and the flame graph webview.
 
-import type { ProfilingDataBody, ProfilingSummary, StopReason } from '../model/protocol';
+import type { AsyncMode, ProfilingDataBody, ProfilingSummary, StopReason } from '../model/protocol';
 
 export interface RunInfo {
   /** Debug session name, shown in the header. */
@@ -9,6 +9,8 @@ export interface RunInfo {
   pythonVersion?: string;
   /** Samples per second in effect. */
   rate?: number;
+  /** Sampling by asyncio task in effect (the startProfiling response's); "all" enables the panel's "Waiting tasks". */
+  async?: AsyncMode;
 }
 
 export interface StoppedInfo {

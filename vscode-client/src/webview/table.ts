@@ -5,7 +5,7 @@
 // stop, Up/Down/Home/End move between them, Enter searches for the row's function (a click),
 // Ctrl/Cmd+Enter opens its source (a double-click).
 
-import { GroupBy, locationLabel, ProfileModel, TableRow } from '../model/profile';
+import { GroupBy, locationLabel, ProfileModel, TableRow, ViewOptions } from '../model/profile';
 import { el, nf, pct } from './dom';
 
 const ROWS = 200;
@@ -18,7 +18,8 @@ export interface TableView {
   groupBy: GroupBy;
   thread: number | undefined;
   sort: TableSort;
-  hideDebugger: boolean;
+  /** Which part of each stack and which samples (the debugger hidden, by task, waiting tasks). */
+  view: ViewOptions;
   live: boolean;
 }
 
@@ -104,7 +105,7 @@ export class FunctionTable {
   /** Brings the table up to date; with `throttle`, while live, later and at most every MIN_INTERVAL_MS. */
   update(throttle: boolean): void {
     const v = this.view();
-    const key = `${v.model.version}:${v.groupBy}:${v.sort}:${v.thread}:${v.hideDebugger}`;
+    const key = `${v.model.version}:${v.groupBy}:${v.sort}:${v.thread}:${v.view.hideDebugger}:${v.view.byTask}:${v.view.waiting}`;
     if (this.key === key) return;
     const now = performance.now();
     if (throttle && v.live) {
@@ -158,8 +159,9 @@ export class FunctionTable {
 
 
   private renderRows(v: TableView): void {
-    const whole = v.model.view(v.thread)?.sampleCount ?? 0;
-    const rows = v.model.table(v.groupBy, v.thread, v.sort, ROWS, v.hideDebugger);
+    // Shares of what the view holds (without waiting tasks, of running code only).
+    const whole = v.model.sampleCount(v.thread, v.view);
+    const rows = v.model.table(v.groupBy, v.thread, v.sort, ROWS, v.view);
     this.rowInfo = new Map(rows.map((r) => [String(r.key), r]));
     // Rows are reused and only their changed cells rewritten: the table refreshes several times
     // a second while live, and a row under the mouse keeps its identity for clicks.

@@ -11,6 +11,9 @@ export interface Palette {
   focusBorder: string;
   /** Bars of the timeline strip. */
   timelineBar: string;
+  /** asyncio task frames (their task running), and those of waiting, cancelling or unknown tasks. */
+  task: string;
+  taskWaiting: string;
   font: string;
 }
 
@@ -43,12 +46,24 @@ export function readPalette(root: HTMLElement, body: HTMLElement): Palette {
     border: cssVar(s, '--vscode-panel-border', dark ? '#80808059' : '#80808059'),
     focusBorder: cssVar(s, '--vscode-focusBorder', dark ? '#007fd4' : '#0090f1'),
     timelineBar: cssVar(s, '--vscode-charts-blue', dark ? '#3794ff' : '#1a85ff'),
+    ...taskColours(cssVar(s, '--vscode-charts-green', dark ? '#89d185' : '#388a34'), background),
     font: `${cssVar(s, '--vscode-editor-font-size', '12px').replace(/^(\d+)$/, '$1px')} ${cssVar(
       s,
       '--vscode-font-family',
       'system-ui, -apple-system, "Segoe UI", Ubuntu, sans-serif',
     )}`,
   };
+}
+
+/**
+ * A task's colour, away from the frames' warm and cool hues: the theme's green; a task that is
+ * not running is the same half faded into the background, so that its wait reads as less solid.
+ */
+function taskColours(green: string, background: string): { task: string; taskWaiting: string } {
+  const g = parseColor(green) ?? [56, 138, 52];
+  const b = parseColor(background) ?? [255, 255, 255];
+  const mix = g.map((v, i) => Math.round((v + b[i]) / 2)) as [number, number, number];
+  return { task: rgbCss(g), taskWaiting: rgbCss(mix) };
 }
 
 function isDark(color: string): boolean {

@@ -1,5 +1,5 @@
 // The page's toolbar: the state and statistics of the run, and the controls (search, thread,
-// grouping, "Hide debugger", reset zoom). It only shows values and reports the user's changes;
+// grouping, "Hide debugger", "By task", "Waiting tasks", reset zoom). It only shows values and reports the user's changes;
 // the App owns the view state.
 
 import type { GroupBy, ModelTotals } from '../model/profile';
@@ -15,6 +15,8 @@ export interface ToolbarEvents {
   thread(thread: number | undefined): void;
   groupBy(g: GroupBy): void;
   hideDebugger(hide: boolean): void;
+  byTask(on: boolean): void;
+  waitingTasks(on: boolean): void;
   resetZoom(): void;
   /** A baseline run was picked (its index in the list given to showBaselines), none (-1), or the file baseline (FILE_BASELINE). */
   baseline(index: number): void;
@@ -26,6 +28,10 @@ export interface ToolbarEvents {
 export const FILE_BASELINE = -2;
 /** The choice that asks for a profile file to compare with. */
 const PICK_FILE = -3;
+
+export const BY_TASK_TITLE = 'Each stack from its outermost asyncio task on: the roots are tasks (a run sampled with dapprof.profiling.async "running" or "all"); stacks without a task as they are';
+export const WAITING_TITLE = 'Include the samples of waiting asyncio tasks (wall time: where tasks wait); off: only running code (CPU)';
+export const WAITING_UNAVAILABLE_TITLE = 'Waiting tasks are sampled only with dapprof.profiling.async set to "all": set it, then start profiling again';
 
 /** What the header says about the run. */
 export interface HeaderView {
@@ -87,11 +93,15 @@ export class Toolbar {
   private readonly threadEl: HTMLSelectElement;
   private readonly groupEl: HTMLSelectElement;
   private readonly debuggerEl: HTMLInputElement;
+  readonly byTaskEl: HTMLInputElement;
+  readonly waitingEl: HTMLInputElement;
+  private readonly waitingLabel: HTMLLabelElement;
+  private readonly byTaskLabel: HTMLLabelElement;
   private baselineShown = -1;
   readonly baselineEl = el('select', { id: 'baseline', title: 'Compare with an earlier run: a differential flame graph' });
   private threadsShown = '';
 
-  constructor(initial: { groupBy: GroupBy; hideDebugger: boolean }, events: ToolbarEvents) {
+  constructor(initial: { groupBy: GroupBy; hideDebugger: boolean; byTask: boolean; waitingTasks: boolean }, events: ToolbarEvents) {
     this.searchEl = el('input', { type: 'search', id: 'search', placeholder: 'Search (Ctrl+F)', spellcheck: false });
     this.searchEl.setAttribute('aria-label', 'Search functions and files');
     this.threadEl = el('select', { id: 'thread', title: 'Thread' });
@@ -111,6 +121,12 @@ export class Toolbar {
       this.debuggerEl,
       'Hide debugger',
     );
+    this.byTaskEl = el('input', { type: 'checkbox', id: 'by-task', checked: initial.byTask });
+    // Both shown by showTaskToggles for a run sampled by task.
+    const byTaskLabel = (this.byTaskLabel = el('label', { className: 'check', title: BY_TASK_TITLE, hidden: true }, this.byTaskEl, 'By task'));
+    // Enabled by showWaitingTasks when the run samples waiting tasks.
+    this.waitingEl = el('input', { type: 'checkbox', id: 'waiting-tasks', checked: initial.waitingTasks, disabled: true, title: WAITING_UNAVAILABLE_TITLE });
+    this.waitingLabel = el('label', { className: 'check', title: WAITING_UNAVAILABLE_TITLE, hidden: true }, this.waitingEl, 'Waiting tasks');
     this.resetEl = el('button', { id: 'reset', textContent: 'Reset zoom', title: 'Reset zoom (Escape)' });
     this.element = el(
       'header',
@@ -123,6 +139,8 @@ export class Toolbar {
       this.threadEl,
       this.groupEl,
       debuggerLabel,
+      byTaskLabel,
+      this.waitingLabel,
       this.baselineEl,
       this.resetEl,
     );
@@ -138,6 +156,8 @@ export class Toolbar {
     this.threadEl.addEventListener('change', () => events.thread(this.threadEl.value === 'all' ? undefined : Number(this.threadEl.value)));
     this.groupEl.addEventListener('change', () => events.groupBy(this.groupEl.value as GroupBy));
     this.debuggerEl.addEventListener('change', () => events.hideDebugger(this.debuggerEl.checked));
+    this.byTaskEl.addEventListener('change', () => events.byTask(this.byTaskEl.checked));
+    this.waitingEl.addEventListener('change', () => events.waitingTasks(this.waitingEl.checked));
     this.resetEl.addEventListener('click', () => events.resetZoom());
     this.baselineEl.setAttribute('aria-label', 'Baseline to compare with');
     this.showBaselines([], -1);
@@ -161,6 +181,29 @@ export class Toolbar {
   }
   showHideDebugger(hide: boolean): void {
     this.debuggerEl.checked = hide;
+  }
+  showByTask(on: boolean): void {
+    this.byTaskEl.checked = on;
+  }
+  /** Shows "By task" and "Waiting tasks" (for a run sampled by task, or whose frames hold tasks), or hides them. */
+  showTaskToggles(visible: boolean): void {
+    if (this.byTaskLabel.hidden !== visible) return;
+    this.byTaskLabel.hidden = !visible;
+    this.waitingLabel.hidden = !visible;
+    // Two more controls: the toolbar takes two rows sooner (webview.css).
+    this.element.classList.toggle('with-tasks', visible);
+  }
+
+  /** "Waiting tasks": `on`, and enabled only when the run samples waiting tasks (`available`). */
+  showWaitingTasks(on: boolean, available: boolean): void {
+    this.waitingEl.checked = on;
+    if (this.waitingEl.disabled !== !available) {
+      this.waitingEl.disabled = !available;
+      const title = available ? WAITING_TITLE : WAITING_UNAVAILABLE_TITLE;
+      this.waitingEl.title = title;
+      this.waitingLabel.title = title;
+      this.waitingLabel.classList.toggle('disabled', !available);
+    }
   }
 
   /**

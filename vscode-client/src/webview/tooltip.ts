@@ -1,4 +1,5 @@
-// The tooltip of the node under the mouse: function, location, samples and shares.
+// The tooltip of the node under the mouse: function, location, samples and shares; for an asyncio
+// task's frame, that it is one, its state, and the task above it (the one that awaits it).
 
 import { CallNode, KeyInfo, locationLabel } from '../model/profile';
 import { el, nf, pct } from './dom';
@@ -20,6 +21,15 @@ export class Tooltip {
     this.element.hidden = true;
   }
 
+  /** The name of the nearest task frame above a node (towards the root), if any. */
+  private parentTask(node: CallNode): string | undefined {
+    for (let p = node.parent; p !== null && p.parent !== null; p = p.parent) {
+      const info = this.infoOf(p);
+      if (info.task !== undefined) return info.function;
+    }
+    return undefined;
+  }
+
   /** Shows `node` near the canvas point (x, y). */
   show(node: CallNode, x: number, y: number): void {
     const total = this.graph.tree!.root.total;
@@ -35,6 +45,7 @@ export class Tooltip {
         el('div', { className: 'samples', textContent: `${nf.format(node.total)} samples · ${pct(node.total, total)} of total · ${pct(node.total, parentTotal)} of parent` }),
         el('div', { className: 'self', textContent: `own: ${nf.format(node.self)} samples (${pct(node.self, total)})` }),
       );
+      if (info.task !== undefined) tip.append(el('div', { className: 'parent-task', textContent: `parent task: ${this.parentTask(node) ?? 'none'}` }));
       const change = this.changeOf(node);
       if (change !== undefined) tip.append(el('div', { className: 'change', textContent: change }));
     }

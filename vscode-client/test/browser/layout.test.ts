@@ -37,16 +37,22 @@ async function layout(page: Page): Promise<Layout> {
   });
 }
 
-for (const [width, rows] of [
-  [1200, 1],
-  [900, 1],
-  [560, 3],
+// A run sampled by task has two more controls ("By task", "Waiting tasks"): its toolbar wraps sooner.
+for (const [width, rows, sampledByTask] of [
+  [1200, 1, false],
+  [900, 1, false],
+  [560, 3, false],
+  [1200, 1, true],
+  [900, 3, true],
+  [560, 4, true],
 ] as const) {
-  test(`at ${width} px typing a search keeps the toolbar in ${rows} row${rows > 1 ? 's' : ''} and the graph in place`, async () => {
+  test(`at ${width} px typing a search keeps the toolbar in ${rows} row${rows > 1 ? 's' : ''} and the graph in place${sampledByTask ? ', with the task toggles' : ''}`, async () => {
     const page = await h.open('light', { width, height: 600 });
-    await post(page, [{ type: 'run', run: { session: 'app.py', pid: 31337, pythonVersion: '3.12.1', rate: 100 } }]);
+    await post(page, [{ type: 'run', run: { session: 'app.py', pid: 31337, pythonVersion: '3.12.1', rate: 100, ...(sampledByTask ? { async: 'all' } : {}) } }]);
     await feed(page, SYNTH.slice(0, 30));
     const before = await layout(page);
+    assert.equal(await page.getByRole('checkbox', { name: 'By task' }).isVisible(), sampledByTask);
+    assert.equal(await page.getByRole('checkbox', { name: 'Waiting tasks' }).isVisible(), sampledByTask);
     assert.equal(before.rows, rows, JSON.stringify(before));
     assert.deepEqual(before.overflowing, []);
     await page.click('#search');
@@ -72,7 +78,7 @@ for (const [width, rows] of [
     // The stats, when cut, are whole in their tooltip.
     const stats = await page.$eval('#stats', (e) => [e.textContent ?? '', (e as HTMLElement).title]);
     assert.ok(stats[1].startsWith(stats[0]), JSON.stringify(stats));
-    await page.screenshot({ path: join(screenshotDir, `toolbar-${width}.png`) });
+    await page.screenshot({ path: join(screenshotDir, `toolbar-${width}${sampledByTask ? '-tasks' : ''}.png`) });
     await page.close();
   });
 }

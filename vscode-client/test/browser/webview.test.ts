@@ -242,7 +242,7 @@ test('thread selector (keyboard) shows one thread; group by line splits a functi
   ]);
   assert.ok(expect(36) > 0 && expect(41) > 0);
   await page.waitForFunction(() => document.querySelectorAll('#table th')[2]?.textContent === 'Line');
-  assert.deepEqual(await page.evaluate(() => (window as any).__state), { groupBy: 'line', tableSort: 'self', hideDebugger: true }, 'the choice persists');
+  assert.deepEqual(await page.evaluate(() => (window as any).__state), { groupBy: 'line', tableSort: 'self', hideDebugger: true, byTask: false, waitingTasks: true }, 'the choice persists');
   await page.close();
 });
 

@@ -3,13 +3,13 @@
 // layout of its nodes and the pixels of its canvas.
 import type { Page } from 'playwright-core';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { referenceAggregate, RefNode, RefRange } from './reference';
+import { referenceAggregate, RefNode, RefRange, RefView } from './reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** Reference tree keyed by paths of function names (names are unique in the synthetic stream). */
-export function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all', hideDebugger = false, range?: RefRange): Map<string, RefNode> {
-  const ref = referenceAggregate(bodies, groupBy, { hideDebugger, range }).trees.get(thread)!;
+export function byNames(bodies: ProfilingDataBody[], groupBy: 'function' | 'line', thread = 'all', view: boolean | RefView = false, range?: RefRange): Map<string, RefNode> {
+  const ref = referenceAggregate(bodies, groupBy, { ...(typeof view === 'boolean' ? { hideDebugger: view } : view), range }).trees.get(thread)!;
   const out = new Map<string, RefNode>();
   for (const [path, v] of ref) {
     const names = path === '' ? '' : path.split(' > ').map((k) => k.split('|')[0]).join(' > ');

@@ -3,7 +3,7 @@
 
 import { existsSync, readFileSync } from 'fs';
 import { dirname, join } from 'path';
-import { CallNode, DEBUGGER_FUNCTION, GroupBy, ProfileModel } from '../../src/model/profile';
+import { CallNode, DEBUGGER_FUNCTION, GroupBy, ProfileModel, ViewOptions } from '../../src/model/profile';
 import type { Frame, ProfilingDataBody } from '../../src/model/protocol';
 
 /** The vscode-client folder: the nearest folder above this file holding package.json. */
@@ -31,6 +31,8 @@ export interface RefNode {
 }
 
 export function keyOf(f: Frame, groupBy: GroupBy): string {
+  // A task's frames in one state are one function; in another state, another.
+  if (f.task !== undefined) return groupBy === 'line' ? `${f.function}|task ${f.task}|0||` : `${f.function}|task ${f.task}||`;
   return groupBy === 'line'
     ? `${f.function}|${f.file}|${f.line}|${f.native ? 'n' : ''}|${f.module ?? ''}`
     : `${f.function}|${f.file}|${f.native ? 'n' : ''}|${f.native ? f.module ?? '' : ''}`;
@@ -49,6 +51,38 @@ export function programStack(stack: Frame[]): Frame[] {
   const rest = stack.slice(last + 1);
   if (last >= 0 && rest.every((f) => f.native)) return [{ file: '', line: 0, function: DEBUGGER_FUNCTION }];
   return rest;
+}
+
+/**
+ * What the "By task" view shows of a stack: the frames from its outermost task frame (a frame with
+ * `task`) on; a stack without one as it is.
+ */
+export function taskStack(stack: Frame[]): Frame[] {
+  const first = stack.findIndex((f) => f.task !== undefined);
+  return first < 0 ? stack : stack.slice(first);
+}
+
+/** A waiting task's sample: its innermost task frame's state is not "running". */
+export function isWaiting(stack: Frame[]): boolean {
+  const inner = [...stack].reverse().find((f) => f.task !== undefined);
+  return inner !== undefined && inner.task !== 'running';
+}
+
+/** The options of a view, as the reference applies them. */
+export interface RefView {
+  hideDebugger?: boolean;
+  byTask?: boolean;
+  waiting?: 'include' | 'exclude' | 'only';
+  range?: RefRange;
+}
+
+/** The stack a view shows of a sample, or undefined when it leaves the sample out. */
+export function viewStack(sampled: Frame[], opts: RefView): Frame[] | undefined {
+  if (opts.waiting === 'exclude' && isWaiting(sampled)) return undefined;
+  if (opts.waiting === 'only' && !isWaiting(sampled)) return undefined;
+  let stack = opts.hideDebugger ? programStack(sampled) : sampled;
+  if (opts.byTask) stack = taskStack(stack);
+  return stack;
 }
 
 /**
@@ -102,7 +136,7 @@ export function fromStacks(bodies: ProfilingDataBody[]): ProfilingDataBody[] {
 }
 
 /** Path string -> totals, per thread ('all' for all threads), and per-key self/total. */
-export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: { hideDebugger?: boolean; range?: RefRange } = {}) {
+export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy, opts: RefView = {}) {
   const times = opts.range ? sampleTimes(bodies) : undefined;
   bodies = fromStacks(bodies);
   const frames = new Map<number, Frame>();
@@ -119,8 +153,12 @@ export function referenceAggregate(bodies: ProfilingDataBody[], groupBy: GroupBy
     body.samples.forEach((stack, i) => {
       if (opts.range && !inRange(opts.range, times![bi][i])) return;
       const tid = body.threadIds ? String(body.threadIds[i]) : '-1';
-      const sampled = stack.map((id) => frames.get(id)!);
-      const keys = (opts.hideDebugger ? programStack(sampled) : sampled).map((f) => keyOf(f, groupBy));
+      const shown = viewStack(
+        stack.map((id) => frames.get(id)!),
+        opts,
+      );
+      if (shown === undefined) return;
+      const keys = shown.map((f) => keyOf(f, groupBy));
       for (const view of ['all', tid]) {
         if (!trees.has(view)) trees.set(view, new Map());
         if (!stats.has(view)) stats.set(view, new Map());
@@ -188,15 +226,10 @@ export function referenceTimeline(bodies: ProfilingDataBody[], origin: number, w
 }
 
 /** The same shape, read from a model's tree. */
-export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?: number, hideDebugger = false): Map<string, RefNode> {
+export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?: number, view: boolean | ViewOptions = false): Map<string, RefNode> {
   const out = new Map<string, RefNode>();
-  const tree = model.tree(groupBy, thread, hideDebugger)!;
-  const keyName = (n: CallNode) => {
-    const info = model.keyInfo(groupBy, n.key);
-    return groupBy === 'line'
-      ? `${info.function}|${info.file}|${info.line}|${info.native ? 'n' : ''}|${info.module ?? ''}`
-      : `${info.function}|${info.file}|${info.native ? 'n' : ''}|${info.native ? info.module ?? '' : ''}`;
-  };
+  const tree = model.tree(groupBy, thread, view)!;
+  const keyName = (n: CallNode) => keyOf(model.keyInfo(groupBy, n.key) as Frame, groupBy);
   const walk = (n: CallNode, path: string) => {
     out.set(path, { total: n.total, self: n.self });
     if (n.children) for (const c of n.children.values()) walk(c, path === '' ? keyName(c) : `${path} > ${keyName(c)}`);
@@ -205,16 +238,9 @@ export function flattenModelTree(model: ProfileModel, groupBy: GroupBy, thread?:
   return out;
 }
 
-export function flattenModelStats(model: ProfileModel, groupBy: GroupBy, thread?: number, hideDebugger = false): Map<string, RefNode> {
+export function flattenModelStats(model: ProfileModel, groupBy: GroupBy, thread?: number, view: boolean | ViewOptions = false): Map<string, RefNode> {
   const out = new Map<string, RefNode>();
-  for (const r of model.table(groupBy, thread, 'total', Infinity, hideDebugger)) {
-    const i = r.info;
-    const k =
-      groupBy === 'line'
-        ? `${i.function}|${i.file}|${i.line}|${i.native ? 'n' : ''}|${i.module ?? ''}`
-        : `${i.function}|${i.file}|${i.native ? 'n' : ''}|${i.native ? i.module ?? '' : ''}`;
-    out.set(k, { total: r.total, self: r.self });
-  }
+  for (const r of model.table(groupBy, thread, 'total', Infinity, view)) out.set(keyOf(r.info as Frame, groupBy), { total: r.total, self: r.self });
   return out;
 }
 
@@ -344,7 +370,7 @@ export function repetitiveStream(seed: number, batches: number, opts: { lateFram
  * sample whose leaf is on the line (in the function), total a sample with the line (function)
  * anywhere on its stack, once however often. Python frames only; `thread` filters the samples.
  */
-export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?: number; hideDebugger?: boolean } = {}) {
+export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?: number; hideDebugger?: boolean; waiting?: 'exclude' | 'only' } = {}) {
   bodies = fromStacks(bodies);
   const frames = new Map<number, Frame>();
   const lines = new Map<string, RefNode>();
@@ -361,9 +387,10 @@ export function referenceSourceHeat(bodies: ProfilingDataBody[], opts: { thread?
     body.samples.forEach((ids, i) => {
       const tid = body.threadIds ? body.threadIds[i] : -1;
       if (opts.thread !== undefined && tid !== opts.thread) return;
-      sampleCount++;
       const sampled = ids.map((id) => frames.get(id)!);
-      const stack = opts.hideDebugger ? programStack(sampled) : sampled;
+      const stack = viewStack(sampled, { hideDebugger: opts.hideDebugger, waiting: opts.waiting });
+      if (stack === undefined) return;
+      sampleCount++;
       const python = (f: Frame) => !f.native && f.file !== '';
       for (const k of new Set(stack.filter((f) => python(f) && f.line > 0).map((f) => `${f.file}:${f.line}`))) bump(lines, k, 1, 0);
       for (const k of new Set(stack.filter(python).map((f) => `${f.file}:${f.function}`))) bump(funcs, k, 1, 0);
@@ -400,4 +427,77 @@ export function referenceDiff(current: ProfilingDataBody[], baseline: ProfilingD
     out.set(names, r);
   }
   return out;
+}
+
+/**
+ * A random stream of an asyncio program sampled with async "all" (docs/PROFILING.md): stacks of
+ * threads running no task (plain frames); a running task's stacks, `(event loop)` then the tasks
+ * that await it (waiting) down to it (running), each task frame followed by its coroutine frames;
+ * waiting tasks' stacks of the same shape whose innermost task is waiting, cancelling or of
+ * unknown state and ends in asyncio.sleep. Debugger frames too: at the root of some stacks (the
+ * thread's start), and in some coroutines (a trace function, sometimes ending in native code), so
+ * that hiding the debugger cuts task stacks in both places. Events are stamped with times.
+ */
+export function taskStream(seed: number, batches: number): ProfilingDataBody[] {
+  const rnd = mulberry32(seed);
+  const int = (n: number) => Math.floor(rnd() * n);
+  const frames: Array<[number, Frame]> = [];
+  let nextId = 7_000_000_000_001;
+  const add = (f: Frame) => {
+    const id = nextId;
+    nextId += 104_729;
+    frames.push([id, f]);
+    return id;
+  };
+  const plain = Array.from({ length: 16 }, (_, i) =>
+    add(i % 7 === 6 ? { file: '', line: 0, function: `native_${i}`, native: true, module: '/usr/lib/libx.so' } : { file: `/app/a${i % 3}.py`, line: 5 + i, function: `co_${i % 11}` }),
+  );
+  const dbg = [0, 1].map((i) => add({ file: `/usr/lib/python3/dist-packages/debugpy/_vendored/pydevd/pydevd${i}.py`, line: 30 + i, function: `dbg_${i}`, origin: 'debugger' }));
+  const dbgNative = add({ file: '', line: 0, function: 'trace_ext', native: true, module: '/usr/lib/python3/dist-packages/debugpy/ext.so', origin: 'debugger' });
+  const loop = add({ file: '', line: 0, function: '(event loop)' });
+  const sleep = add({ file: '/usr/lib/python3.12/asyncio/tasks.py', line: 665, function: 'sleep' });
+  const STATES = ['running', 'waiting', 'cancelling', 'unknown'] as const;
+  const tasks = Array.from({ length: 5 }, (_, t) => Object.fromEntries(STATES.map((state) => [state, add({ file: '', line: 0, function: t === 4 ? 'co_3' : `Task-${t + 1}`, task: state })])) as Record<(typeof STATES)[number], number>);
+  const byId = new Map(frames);
+  const coroutine = () => Array.from({ length: int(3) }, () => plain[int(plain.length)]);
+  const announced = new Set<number>();
+  const threads = [301, 302];
+  const bodies: ProfilingDataBody[] = [];
+  for (let b = 0; b < batches; b++) {
+    const samples: number[][] = [];
+    const threadIds: number[] = [];
+    const n = int(50);
+    for (let s = 0; s < n; s++) {
+      const stack: number[] = [];
+      if (rnd() < 0.25) stack.push(dbg[int(2)]);
+      const kind = rnd();
+      if (kind < 0.25) {
+        stack.push(...coroutine(), ...coroutine());
+      } else {
+        // A chain of distinct tasks, outermost first.
+        const order = [0, 1, 2, 3, 4].sort(() => rnd() - 0.5).slice(0, 1 + int(3));
+        const waitingSample = kind >= 0.6;
+        stack.push(loop);
+        order.forEach((t, i) => {
+          const inner = i === order.length - 1;
+          const state = !inner ? 'waiting' : waitingSample ? STATES[1 + int(3)] : 'running';
+          stack.push(tasks[t][state], ...coroutine());
+        });
+        if (waitingSample) stack.push(sleep);
+        else if (rnd() < 0.2) stack.push(dbg[int(2)], ...(rnd() < 0.5 ? [dbgNative] : coroutine()));
+      }
+      samples.push(stack);
+      threadIds.push(threads[int(threads.length)]);
+    }
+    const newFrames: Record<string, Frame> = {};
+    for (const st of samples)
+      for (const id of st)
+        if (!announced.has(id)) {
+          announced.add(id);
+          newFrames[String(id)] = byId.get(id)!;
+        }
+    const startTime = 1_764_435_600_000 + b * 100;
+    bodies.push({ newFrames, samples, sampleCount: n, duration: 100, threadIds, startTime, endTime: startTime + 95, threads: b === 0 ? { '301': { name: 'MainThread', osThreadId: 301 }, '302': { name: 'loop-2', osThreadId: 302 } } : {} });
+  }
+  return bodies;
 }

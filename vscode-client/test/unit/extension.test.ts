@@ -57,7 +57,7 @@ test('an adapter that supports stacks is asked for them; the panel shows the sam
   adapterAnswers(s);
   startSession(s, true, true);
   await fake.commands.get('dapprof.startProfiling')!();
-  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 100, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, stacks: true }]);
+  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 100, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, async: 'off', stacks: true }]);
   const panel = fake.panels[0];
   panel.receive({ type: 'ready', hideDebugger: false });
   const compact = toStacks(DATA);
@@ -69,14 +69,14 @@ test('an adapter that supports stacks is asked for them; the panel shows the sam
 });
 
 test('start sends the settings, shows the panel and status bar; data updates them; stop shows the summary', async () => {
-  fake.config = { 'dapprof.profiling.rate': 250, 'dapprof.profiling.idle': true, 'dapprof.profiling.batchIntervalMs': 50 };
+  fake.config = { 'dapprof.profiling.rate': 250, 'dapprof.profiling.idle': true, 'dapprof.profiling.batchIntervalMs': 50, 'dapprof.profiling.async': 'all' };
   const s = makeSession('a');
   adapterAnswers(s);
   startSession(s, true);
   assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
 
   await fake.commands.get('dapprof.startProfiling')!();
-  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 250, native: false, nonblocking: false, idle: true, gil: false, subprocesses: false, batchIntervalMs: 50 }]);
+  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 250, native: false, nonblocking: false, idle: true, gil: false, subprocesses: false, batchIntervalMs: 50, async: 'all' }]);
   assert.equal(fake.contexts.get(CONTEXT_CAN_START), false);
   assert.equal(fake.contexts.get(CONTEXT_CAN_STOP), true);
   assert.equal(fake.statusBar.visible, true);
@@ -107,6 +107,19 @@ test('start sends the settings, shows the panel and status bar; data updates the
   // A late event after the run ended is ignored.
   fake.onCustomEvent.fire({ session: s, event: 'profilingData', body: DATA[3] });
   assert.equal(panel.posted.filter((m) => (m as { type: string }).type === 'data').length, 3);
+});
+
+test("the sampling by task in effect is the response's: the panel's run carries it", async () => {
+  fake.config = { 'dapprof.profiling.async': 'running' };
+  const s = makeSession('a');
+  // The daemon answers with what it does (here more than asked, to tell the two apart).
+  s.answer = (command) => (command === 'startProfiling' ? { ...START_RESPONSE, async: 'all' } : {});
+  startSession(s, true);
+  await fake.commands.get('dapprof.startProfiling')!();
+  assert.equal((s.requests[0][1] as { async: string }).async, 'running');
+  const panel = fake.panels[0];
+  panel.receive({ type: 'ready', hideDebugger: true });
+  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250, async: 'all' }, bodies: [], omittedSamples: 0 });
 });
 
 test('a failing startProfiling shows the adapter message and leaves profiling startable', async () => {
@@ -455,7 +468,7 @@ test('package.json contributes the debug type, toolbar buttons bound to the cont
   const ctx = { subscriptions: [] as Array<{ dispose(): void }>, extensionUri: Uri.file('/ext') };
   activate(ctx as never);
   assert.deepEqual(new Set(fake.commands.keys()), declared, 'every declared command is registered, and only those');
-  for (const k of ['rate', 'native', 'idle', 'gil', 'batchIntervalMs']) assert.ok(c.configuration.properties[`dapprof.profiling.${k}`], k);
+  for (const k of ['rate', 'native', 'idle', 'gil', 'batchIntervalMs', 'async']) assert.ok(c.configuration.properties[`dapprof.profiling.${k}`], k);
   assert.equal(c.configuration.properties['dapprof.path'].default, '', 'unset: the bundled dapprof, else PATH');
   assert.equal(pkg.engines.vscode, '^1.90.0');
   assert.ok(pkg.activationEvents.includes('onDebug'), 'active before any session starts, so the tracker sees initialize');

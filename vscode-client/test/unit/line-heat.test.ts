@@ -13,8 +13,8 @@ import { ProfilingController } from '../../src/extension/controller';
 import { LEVELS, THROTTLE_MS } from '../../src/extension/line-heat';
 import { ProfileModel } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { heatLevel, sourceHeat } from '../../src/model/source-heat';
-import { clientRoot, randomStream, readStream, referenceSourceHeat, RefNode, toStacks } from '../support/reference';
+import { heatLevel, heatText, sourceHeat, waitingText } from '../../src/model/source-heat';
+import { clientRoot, randomStream, readStream, referenceSourceHeat, RefNode, taskStream, toStacks } from '../support/reference';
 
 function modelOf(bodies: ProfilingDataBody[]): ProfileModel {
   const m = new ProfileModel();
@@ -169,11 +169,13 @@ test('the open file gets a gutter level and "own · total" per sampled line, a C
     assert.match(d.hover, /\[Show in flame graph\]\(command:dapprof\.revealInFlameGraph\?/);
   }
   // Light and dark gutter marks of each level, in the theme's colours.
-  for (const t of fake.decorationTypes) {
+  for (const t of fake.decorationTypes.slice(0, LEVELS)) {
     const o = t.options as { light: { gutterIconPath: Uri }; dark: { gutterIconPath: Uri } };
     assert.match(o.light.gutterIconPath.fsPath, /heat-\d-light\.svg$/);
     assert.match(o.dark.gutterIconPath.fsPath, /heat-\d-dark\.svg$/);
   }
+  // The lines where asyncio tasks only wait have a text and no mark.
+  assert.equal((fake.decorationTypes[LEVELS].options as { light?: unknown }).light, undefined);
 
   const ls = lenses(doc);
   const names = ['parse_record', 'checksum', 'run_batches', 'digest', 'hash_blocks', 'main'];
@@ -272,4 +274,104 @@ test('the toggle command and the setting turn the heat off and on; a click revea
   await fake.commands.get('dapprof.revealInFlameGraph')!(...args);
   assert.equal((panel.posted.at(-1) as { function: string }).function, 'digest');
   assert.equal(typeof (panel.posted.at(-1) as { line: number }).line, 'number');
+});
+
+// ---- asyncio: waiting time apart from running time ------------------------------------------
+
+test('split by waiting tasks: own and total are of running code, waiting of the waiting tasks\' samples, against the reference', () => {
+  for (const seed of [51, 52]) {
+    const bodies = taskStream(seed, 20);
+    const model = modelOf(bodies);
+    for (const hide of [false, true])
+      for (const thread of [undefined, 301]) {
+        const h = sourceHeat(model, thread, hide, true);
+        const running = referenceSourceHeat(bodies, { thread, hideDebugger: hide, waiting: 'exclude' });
+        const waiting = referenceSourceHeat(bodies, { thread, hideDebugger: hide, waiting: 'only' });
+        const what = `seed ${seed}, thread ${thread ?? 'all'}, hideDebugger ${hide}`;
+        assert.equal(h.sampleCount, running.sampleCount, what);
+        assert.equal(h.waitingCount, waiting.sampleCount, what);
+        const got = { lines: new Map<string, RefNode>(), waitLines: new Map<string, number>(), waitFuncs: new Map<string, number>() };
+        for (const [file, fh] of h.files) {
+          for (const [line, l] of fh.lines) {
+            if (l.total > 0) got.lines.set(`${file}:${line}`, { total: l.total, self: l.own });
+            if (l.waiting > 0) got.waitLines.set(`${file}:${line}`, l.waiting);
+          }
+          for (const f of fh.functions.values()) if (f.waiting > 0) got.waitFuncs.set(`${file}:${f.function}`, f.waiting);
+        }
+        assert.deepEqual(sorted(got.lines), sorted(running.lines), `running lines: ${what}`);
+        assert.deepEqual([...got.waitLines].sort(), [...waiting.lines].map(([k, v]) => [k, v.total]).sort(), `waiting lines: ${what}`);
+        assert.deepEqual([...got.waitFuncs].sort(), [...waiting.funcs].map(([k, v]) => [k, v.total]).sort(), `waiting functions: ${what}`);
+        assert.ok(got.waitLines.size > 0, what);
+      }
+    // Not split: every sample is running time, as before.
+    assert.equal(sourceHeat(model, undefined, true).sampleCount, model.totals.sampleCount);
+  }
+  assert.equal(heatText({ own: 1, total: 2, waiting: 30 }, 4, 10), '25.0% own · 50.0% total · 300 ms waiting');
+  assert.equal(heatText({ own: 0, total: 0, waiting: 1234 }, 4, 10), '12,340 ms waiting');
+  assert.equal(waitingText(7, undefined), '7 samples waiting');
+});
+
+const TASKS_APP = ['import asyncio', '', '', 'async def handle():', '    sum(range(1000))', '    await asyncio.sleep(1)', '', '', 'async def main():', '    await asyncio.create_task(handle(), name="handler")', ''].join('\n');
+
+/** A run of TASKS_APP sampled with async "all": the handler runs 3 ticks and then waits 5, under main. */
+function taskRun(file: string): ProfilingDataBody[] {
+  return [
+    {
+      newFrames: {
+        '1': { file: '', line: 0, function: '(event loop)' },
+        '2': { file: '', line: 0, function: 'Task-1', task: 'waiting' },
+        '3': { file, line: 10, function: 'main' },
+        '4': { file: '', line: 0, function: 'handler', task: 'running' },
+        '5': { file, line: 5, function: 'handle' },
+        '6': { file: '', line: 0, function: 'handler', task: 'waiting' },
+        '7': { file, line: 6, function: 'handle' },
+        '8': { file: '/usr/lib/python3.12/asyncio/tasks.py', line: 665, function: 'sleep' },
+      },
+      samples: [[1, 2, 3, 4, 5], [1, 2, 3, 4, 5], [1, 2, 3, 4, 5], ...Array.from({ length: 5 }, () => [1, 2, 3, 6, 7, 8])],
+      threadIds: [1, 1, 1, 1, 1, 1, 1, 1],
+      sampleCount: 8,
+      duration: 80,
+    },
+  ];
+}
+
+test('with async "all" the editor shows a waiting line\'s time apart: "N ms waiting", no gutter mark where tasks only wait', async () => {
+  const file = join(dir, 'tasks.py');
+  writeFileSync(file, TASKS_APP);
+  const s = makeSession('s1');
+  s.answer = (command) => (command === 'startProfiling' ? { ...START_RESPONSE, async: 'all' } : {});
+  startSession(s, true);
+  assert.ok(await controller.startProfiling(s as never));
+  feed(s, taskRun(file));
+  const doc = new FakeDocument(file, TASKS_APP);
+  const editor = new FakeEditor(doc);
+  fake.visibleTextEditors = [editor];
+  fake.onVisibleEditorsChanged.fire([editor]);
+  await waitRender();
+  const shown = decorations(editor);
+  // Running: 3 samples (the shares are of them); waiting: 5 samples of 10 ms (rate 100).
+  assert.equal(controller.lineHeat.sampleCount, 3);
+  assert.deepEqual(shown.get(5), { level: LEVELS, text: '100.0% own · 100.0% total', hover: shown.get(5)!.hover });
+  assert.equal(shown.get(6)!.text, '50 ms waiting');
+  assert.equal(shown.get(6)!.level, LEVELS + 1, 'the waiting-only decoration, without a gutter mark');
+  assert.match(shown.get(6)!.hover, /handle: 50 ms waiting \(waiting tasks\)/);
+  assert.equal(shown.get(10)!.text, '0.0% own · 100.0% total · 50 ms waiting');
+  assert.match(shown.get(10)!.hover, /main: 0\.0% own · 100\.0% total of 3 samples · 50 ms waiting \(waiting tasks\)/);
+  const titles = lenses(doc).map((l) => [doc.lineAt(l.range.start.line).text, l.command!.title]);
+  assert.deepEqual(titles.sort(), [
+    ['async def handle():', '$(flame) 100.0% own · 100.0% total · 50 ms waiting'],
+    ['async def main():', '$(flame) 0.0% own · 100.0% total · 50 ms waiting'],
+  ]);
+});
+
+test('without async "all" nothing is split: a waiting task\'s samples count as the others', async () => {
+  const file = join(dir, 'tasks.py');
+  writeFileSync(file, TASKS_APP);
+  const s = await profiling();
+  feed(s, taskRun(file));
+  const editor = new FakeEditor(new FakeDocument(file, TASKS_APP));
+  fake.visibleTextEditors = [editor];
+  await waitRender();
+  assert.equal(controller.lineHeat.sampleCount, 8);
+  assert.equal(decorations(editor).get(6)!.text, '0.0% own · 62.5% total');
 });

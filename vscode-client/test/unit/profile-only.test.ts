@@ -190,7 +190,7 @@ test('a profile-only session starts profiling with the settings when its adapter
   const process = { seq: 3, type: 'event', event: 'process', body: { systemProcessId: 19214, name: 'python3', startMethod: 'attach' } };
   for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile' || type === '*') f.createDebugAdapterTracker(s).onDidSendMessage?.(process);
   await settle();
-  assert.deepEqual(s.requests, [['startProfiling', { rate: 500, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, stacks: true }]]);
+  assert.deepEqual(s.requests, [['startProfiling', { rate: 500, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, async: 'off', stacks: true }]]);
   assert.equal(fake.panels.length, 1, 'the panel opens even with openFlameGraph off');
   assert.equal(controller.shown?.session, s as never);
   // Once per session.

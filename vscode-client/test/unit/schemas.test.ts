@@ -107,6 +107,17 @@ test('startProfiling arguments built from the settings are valid, and the settin
     validate('startProfilingArguments', startArgumentsFromSettings(settings({ ...defaults, [k]: p.maximum }) as never));
   }
   validate('startProfilingArguments', startArgumentsFromSettings(settings({ native: true, idle: true, gil: true, subprocesses: true }) as never));
+  // The async setting offers the schema's modes, with its default, and sends the one chosen.
+  const asyncSetting = props['dapprof.profiling.async'];
+  assert.deepEqual(asyncSetting.enum, (schema.async as { enum?: string[] }).enum);
+  assert.equal(asyncSetting.default, schema.async.default);
+  assert.equal(asyncSetting.enumDescriptions.length, asyncSetting.enum.length);
+  for (const mode of asyncSetting.enum) {
+    const args = startArgumentsFromSettings(settings({ ...defaults, async: mode }) as never);
+    assert.equal(args.async, mode);
+    validate('startProfilingArguments', args);
+  }
+  assert.equal(startArgumentsFromSettings(settings({ async: 'sometimes' }) as never).async, 'off');
   validate('stopProfilingArguments', {});
 });
 
