@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import pythons, start_stdio
+import pythons
+from conftest import start_stdio
 from live_session import finish, launch, start_profiling, stream_of
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "asyncio_tasks.py"

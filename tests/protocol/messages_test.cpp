@@ -143,7 +143,7 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   const Json start = to_json(StartProfilingResponse::from(enabled, 42, "3.12.1"));
   EXPECT_EQ(start.dump(), R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
                           R"("nonblocking":false,"idle":false,"gil":true,"subprocesses":false,)"
-                          R"("batchIntervalMs":100,"stacks":false})");
+                          R"("async":"off","batchIntervalMs":100,"stacks":false})");
   auto untested = StartProfilingResponse::from(enabled, 42, "3.16.0");
   untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
   EXPECT_EQ(to_json(untested)["warning"], untested.warning);

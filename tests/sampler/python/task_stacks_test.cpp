@@ -78,16 +78,18 @@ TEST(TaskStacks, ARunningTaskStandsUnderItsAwaitersAndOneEventLoopFrame) {
   EXPECT_FALSE(snap.threads[0].waiting_task);
 }
 
-TEST(TaskStacks, AllAddsEveryWaitingTaskOnBehalfOfItsThread) {
+TEST(TaskStacks, AllAddsEveryWaitingLeafTaskOnBehalfOfItsThread) {
   auto snap = one_thread();
-  apply_task_stacks(snap, taskgroup(), model::AsyncMode::All, {});
+  auto tasks = taskgroup();
+  tasks.tasks.push_back(task(0x400, "idle", TaskState::Cancelling, {}, {py("cleanup", 40)}));
+  apply_task_stacks(snap, tasks, model::AsyncMode::All, {});
+  // Task-1 waits for its TaskGroup's tasks: its time is theirs, not a stack of its own.
   ASSERT_EQ(snap.threads.size(), 3u);
-  EXPECT_EQ(
-      names(snap.threads[1].frames),
-      (std::vector<std::string>{"TaskGroup._aexit", "main", "[Task-1:waiting]", "(event loop)"}));
-  EXPECT_EQ(names(snap.threads[2].frames),
+  EXPECT_EQ(names(snap.threads[1].frames),
             (std::vector<std::string>{"sleep", "fetch", "[fetch-0:waiting]", "TaskGroup._aexit",
                                       "main", "[Task-1:waiting]", "(event loop)"}));
+  EXPECT_EQ(names(snap.threads[2].frames),
+            (std::vector<std::string>{"cleanup", "[idle:cancelling]", "(event loop)"}));
   for (std::size_t i = 1; i < 3; ++i) {
     EXPECT_TRUE(snap.threads[i].waiting_task);
     EXPECT_FALSE(snap.threads[i].active);
