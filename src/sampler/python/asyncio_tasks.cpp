@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sampler/process/pause.hpp"
+#include "sampler/python/asyncio_legacy.hpp"
 #include "sampler/python/coroutine_chains.hpp"
 
 namespace dapprof::sampler {
@@ -45,6 +46,21 @@ constexpr std::uint64_t kCancelsBeforeCoro = 16;
 constexpr int kMaxPlausibleCancels = 1 << 20;
 
 }  // namespace
+
+Result<std::string> task_name_text(const Objects& objects, Address name) {
+  // A task named by asyncio's counter keeps the number (an int) until its name is asked for.
+  auto type = objects.type_of(name);
+  if (!type) return type.error();
+  auto flags = objects.memory().read<std::uint64_t>(*type + objects.layout().type_flags);
+  if (!flags) return as_torn(flags.error());
+  if (*flags & kLongSubclass) {
+    auto n = objects.unsigned_int(name);
+    if (!n) return n.error();
+    return fmt::format("Task-{}", *n);
+  }
+  if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
+  return objects.str(name, kMaxNameChars);
+}
 
 Result<AsyncTasks> AsyncioTaskReader::read() {
   const Layout& l = objects_.layout();
@@ -152,7 +168,7 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
   AsyncTask t;
   t.id = listed.task;
   t.os_thread_id = listed.os_thread_id;
-  auto name = task_name(load<Address>(buf, o.task_name) & ~kStackRefTagBits);
+  auto name = task_name_text(objects_, load<Address>(buf, o.task_name) & ~kStackRefTagBits);
   if (!name) return name.error();
   t.name = std::move(*name);
   coro = load<Address>(buf, o.task_coro) & ~kStackRefTagBits;
@@ -172,21 +188,6 @@ Result<AsyncTask> AsyncioTaskReader::task(const Listed& listed,
   if (!by) return by.error();
   t.awaited_by = std::move(*by);
   return t;
-}
-
-Result<std::string> AsyncioTaskReader::task_name(Address name) const {
-  // A task named by asyncio's counter keeps the number (an int) until its name is asked for.
-  auto type = objects_.type_of(name);
-  if (!type) return type.error();
-  auto flags = objects_.memory().read<std::uint64_t>(*type + objects_.layout().type_flags);
-  if (!flags) return as_torn(flags.error());
-  if (*flags & kLongSubclass) {
-    auto n = objects_.unsigned_int(name);
-    if (!n) return n.error();
-    return fmt::format("Task-{}", *n);
-  }
-  if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
-  return objects_.str(name, kMaxNameChars);
 }
 
 Result<std::vector<model::Frame>> AsyncioTaskReader::running_frames(const ThreadWords& thread,
@@ -251,15 +252,20 @@ namespace dapprof::sampler::python {
 Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWalker& walker,
                                       const Interpreter& interp, bool nonblocking) {
   const Layout& l = objects.layout();
-  if (!l.at_least(3, 14)) {
-    return Error{fmt::format("dapprof reads the asyncio tasks of CPython 3.14 and newer, which "
-                             "publish where they keep them; process {} runs Python {} (use "
-                             "`python -m asyncio ps` there from 3.14 on)",
+  if (!l.at_least(3, 8)) {
+    return Error{fmt::format("dapprof reads the asyncio tasks of CPython 3.8 and newer; process "
+                             "{} runs Python {}",
                              pid, interp.version),
                  ErrorCode::UnsupportedVersion};
   }
-  auto target = find_asyncio(pid, objects.memory(), interp.binary);
-  if (!target) return target.error();
+  // 3.14+ say where their tasks are (.AsyncioDebug); before, they are found through asyncio's
+  // own registries.
+  std::optional<AsyncioTarget> target;
+  if (l.at_least(3, 14)) {
+    auto found = find_asyncio(pid, objects.memory(), interp.binary);
+    if (!found) return found.error();
+    target = *found;
+  }
   // Paused, the tree is one instant's: no task moves between the reads of its awaiters and its
   // coroutines.
   std::optional<process::PausedProcess> pause;
@@ -268,9 +274,9 @@ Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWa
     if (!p) return p.error();
     pause.emplace(std::move(*p));
   }
-  AsyncioTaskReader reader(objects, walker, interp, *target);
   try {
-    return reader.read();
+    if (!target) return LegacyAsyncioReader(pid, objects, walker, interp).read();
+    return AsyncioTaskReader(objects, walker, interp, *target).read();
   } catch (const std::exception& e) {
     // As a snapshot: nothing read from a running target may bring the profiler down.
     return Error{fmt::format("reading the asyncio tasks of process {} failed: {}", pid, e.what()),

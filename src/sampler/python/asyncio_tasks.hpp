@@ -47,7 +47,6 @@ class AsyncioTaskReader {
   // coroutine); TornRead if it reads as nonsense.
   Result<AsyncTask> task(const Listed& listed, const std::vector<ThreadWords>& threads,
                          Address& coro);
-  Result<std::string> task_name(Address name) const;
   // The running task's frames: its thread's stack from the top down to the task's coroutine;
   // none if the coroutine is not on that stack (the loop is about to enter it, or just left it).
   Result<std::vector<model::Frame>> running_frames(const ThreadWords& thread, Address coro);
@@ -60,8 +59,13 @@ class AsyncioTaskReader {
   AsyncioTarget target_;
 };
 
+// A task's name from its task_name field: a str, or (a task named by asyncio's counter, until its
+// name is asked for) the int N of "Task-N". Shared by every version's reader.
+Result<std::string> task_name_text(const Objects& objects, Address name);
+
 // The tasks of process `pid` (attached as `objects` and `walker` read it): paused for the read
-// unless `nonblocking`. UnsupportedVersion before 3.14; NotPython if asyncio is not imported.
+// unless `nonblocking`. 3.14+ through this reader, 3.8-3.13 through LegacyAsyncioReader
+// (asyncio_legacy.hpp). UnsupportedVersion before 3.8; NotPython if asyncio is not imported.
 Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWalker& walker,
                                       const Interpreter& interp, bool nonblocking);
 
