@@ -48,11 +48,10 @@ TEST(GeneratedMessages, EveryModelFormatHasAProtocolName) {
 TEST(GeneratedMessages, TaskStatesAreTheModels) {
   const std::vector<std::string_view> schema{kFrameTaskRunning, kFrameTaskWaiting,
                                              kFrameTaskCancelling, kFrameTaskUnknown};
-  const std::vector<std::string_view> model{
-      model::task_state_name(model::TaskState::Running),
-      model::task_state_name(model::TaskState::Waiting),
-      model::task_state_name(model::TaskState::Cancelling),
-      model::task_state_name(model::TaskState::Unknown)};
+  const std::vector<std::string_view> model{model::task_state_name(model::TaskState::Running),
+                                            model::task_state_name(model::TaskState::Waiting),
+                                            model::task_state_name(model::TaskState::Cancelling),
+                                            model::task_state_name(model::TaskState::Unknown)};
   EXPECT_EQ(schema, model);
 }
 

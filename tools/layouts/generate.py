@@ -13,10 +13,16 @@ machine against DIR's copy of them.
 --check regenerates the table of every given interpreter and compares it with the committed
 file's table for the same minor version (exit status 1 and the differences if they disagree).
 The build never runs this script; the committed file is what gets compiled.
+
+For 3.8-3.13 the asyncio Task and Future offsets come from layouts.c's mirrors of structs that
+_asynciomodule.c keeps private: both modes also run asyncio_probe.py under each interpreter,
+which reads those fields of live objects at the measured offsets and compares them with what
+Python says (exit status 1, and no file written, if they disagree).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -27,6 +33,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "layouts.c"
+PROBE = HERE / "asyncio_probe.py"
 
 
 def interpreter_info(python: str, root: str | None) -> tuple[str, str]:
@@ -59,6 +66,23 @@ def measure(python: str, root: str | None = None) -> tuple[str, list[tuple[str, 
         if name != "version_hex":
             fields.append((name, int(value)))
     return version, fields
+
+
+def probe_asyncio(python: str, root: str | None, version: str,
+                  fields: list[tuple[str, int]]) -> str | None:
+    """The asyncio offsets of 3.8-3.13 come from layouts.c's mirrors of structs private to
+    _asynciomodule.c, not from the headers: they are checked against live objects of the
+    interpreter (asyncio_probe.py). None if they agree, else what disagreed."""
+    minor = tuple(int(x) for x in version.split(".")[:2])
+    if not (3, 8) <= minor < (3, 14):
+        return None
+    # As source text: an interpreter inside a root does not see this machine's files.
+    out = subprocess.run((["chroot", root] if root else []) +
+                         [python, "-c", PROBE.read_text(), json.dumps(dict(fields))],
+                         capture_output=True, text=True)
+    if out.returncode == 0:
+        return None
+    return (out.stdout + out.stderr).strip() or f"the probe died with status {out.returncode}"
 
 
 def render(tables: dict[tuple[int, int], tuple[str, list[tuple[str, int]]]]) -> str:
@@ -123,13 +147,21 @@ def main() -> int:
         ap.error("no interpreter given")
 
     measured = {}
+    probe_failures = 0
     for python, root in [(p, None) for p in args.pythons] + [(p, r) for r, p in args.in_root]:
         version, fields = measure(python, root)
+        wrong = probe_asyncio(python, root, version, fields)
         python = f"{root}:{python}" if root else python
+        if wrong:
+            print(f"{python} ({version}): the asyncio mirrors of layouts.c disagree with its "
+                  f"objects:\n  " + wrong.replace("\n", "\n  "))
+            probe_failures += 1
         major, minor = (int(x) for x in version.split(".")[:2])
         measured.setdefault((major, minor), []).append((python, version, fields))
 
     if args.output:
+        if probe_failures:
+            return 1
         tables = {key: (runs[0][1], runs[0][2]) for key, runs in measured.items()}
         args.output.write_text(render(tables))
         print(f"wrote {args.output} for {', '.join(v for v, _ in tables.values())}")
@@ -162,7 +194,7 @@ def main() -> int:
                 failures += 1
             else:
                 print(f"{python} ({version}): matches the committed {key[0]}.{key[1]} table")
-    return 1 if failures else 0
+    return 1 if failures or probe_failures else 0
 
 
 if __name__ == "__main__":

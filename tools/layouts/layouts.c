@@ -4,6 +4,7 @@
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <frameobject.h>
+#include <opcode.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -42,6 +43,73 @@ struct mirror_dict_entry {
   Py_hash_t me_hash;
   PyObject *me_key;
   PyObject *me_value;
+};
+#endif
+
+#if PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030E0000
+/* The C Task and Future objects of Modules/_asynciomodule.c, whose structs that file keeps to
+ * itself (3.14 publishes their offsets in .AsyncioDebug instead). Mirrored per minor version from
+ * CPython's sources; generate.py checks each mirror against the interpreter it measures: the
+ * sizes and the dict and weakref slots with the types' own __basicsize__, __dictoffset__ and
+ * __weakrefoffset__, and every field the sampler reads against live objects (tools/layouts/
+ * asyncio_probe.py). */
+#if PY_VERSION_HEX < 0x030D0000
+#define MIRROR_FUTURE_FLAGS int log_tb; int blocking; PyObject *dict; PyObject *weakreflist;
+#else /* 3.13: one-bit flags, and the dict and weakrefs managed by the interpreter */
+#define MIRROR_FUTURE_FLAGS unsigned log_tb : 1; unsigned blocking : 1;
+#endif
+#if PY_VERSION_HEX < 0x03090000
+#define MIRROR_FUTURE_HEAD \
+  PyObject_HEAD PyObject *loop; PyObject *callback0; PyObject *context0; PyObject *callbacks; \
+  PyObject *exception; PyObject *result; PyObject *source_tb; int state; MIRROR_FUTURE_FLAGS
+#elif PY_VERSION_HEX < 0x030A0000
+#define MIRROR_FUTURE_HEAD \
+  PyObject_HEAD PyObject *loop; PyObject *callback0; PyObject *context0; PyObject *callbacks; \
+  PyObject *exception; PyObject *result; PyObject *source_tb; PyObject *cancel_msg; int state; \
+  MIRROR_FUTURE_FLAGS _PyErr_StackItem cancelled_exc_state;
+#elif PY_VERSION_HEX < 0x030B0000
+#define MIRROR_FUTURE_HEAD \
+  PyObject_HEAD PyObject *loop; PyObject *callback0; PyObject *context0; PyObject *callbacks; \
+  PyObject *exception; PyObject *exception_tb; PyObject *result; PyObject *source_tb; \
+  PyObject *cancel_msg; int state; MIRROR_FUTURE_FLAGS _PyErr_StackItem cancelled_exc_state;
+#elif PY_VERSION_HEX < 0x030D0000
+#define MIRROR_FUTURE_HEAD \
+  PyObject_HEAD PyObject *loop; PyObject *callback0; PyObject *context0; PyObject *callbacks; \
+  PyObject *exception; PyObject *exception_tb; PyObject *result; PyObject *source_tb; \
+  PyObject *cancel_msg; int state; MIRROR_FUTURE_FLAGS PyObject *cancelled_exc;
+#else
+#define MIRROR_FUTURE_HEAD \
+  PyObject_HEAD PyObject *loop; PyObject *callback0; PyObject *context0; PyObject *callbacks; \
+  PyObject *exception; PyObject *exception_tb; PyObject *result; PyObject *source_tb; \
+  PyObject *cancel_msg; PyObject *cancelled_exc; int state; MIRROR_FUTURE_FLAGS
+#endif
+/* functools.partial (Modules/_functoolsmodule.c keeps it private too): asyncio.wait_for before
+ * 3.12 wakes its waiter through one. */
+struct mirror_partial {
+  PyObject_HEAD PyObject *fn;
+  PyObject *args;
+};
+struct mirror_future {
+  MIRROR_FUTURE_HEAD
+};
+struct mirror_task {
+  MIRROR_FUTURE_HEAD
+#if PY_VERSION_HEX >= 0x030D0000
+  unsigned must_cancel : 1;
+  unsigned log_destroy_pending : 1;
+  int num_cancels_requested;
+#endif
+  PyObject *fut_waiter;
+  PyObject *coro;
+  PyObject *name;
+  PyObject *context;
+#if PY_VERSION_HEX < 0x030D0000
+  int must_cancel;
+  int log_destroy_pending;
+#endif
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+  int num_cancels_requested;
+#endif
 };
 #endif
 
@@ -253,10 +321,6 @@ int main(void) {
   P("gen.state_suspended_yield_from", (unsigned char)FRAME_SUSPENDED_YIELD_FROM);
   P("gen.state_cleared", (unsigned char)FRAME_CLEARED);
   P("frame.stackpointer", offsetof(_PyInterpreterFrame, stackpointer));
-  P("set.used", offsetof(PySetObject, used));
-  P("set.mask", offsetof(PySetObject, mask));
-  P("set.table", offsetof(PySetObject, table));
-  P("set.entry_size", sizeof(setentry));
   D(gen_object.size);
   D(gen_object.gi_iframe);
   D(gen_object.gi_frame_state);
@@ -264,6 +328,74 @@ int main(void) {
   D(set_object.used);
   D(set_object.mask);
   D(set_object.table);
+#endif
+  /* Sets (asyncio's task registries and awaiter sets) */
+  P("set.used", offsetof(PySetObject, used));
+  P("set.mask", offsetof(PySetObject, mask));
+  P("set.table", offsetof(PySetObject, table));
+  P("set.entry_size", sizeof(setentry));
+#if PY_VERSION_HEX >= 0x03080000 && PY_VERSION_HEX < 0x030E0000
+  /* asyncio tasks before 3.14: the C Task and Future (mirrored above), the WeakSet's weak
+   * references, the callables a future's done-callbacks are, and the coroutines' frames. */
+  P("task.size", sizeof(struct mirror_task));
+  P("task.fut_waiter", offsetof(struct mirror_task, fut_waiter));
+  P("task.coro", offsetof(struct mirror_task, coro));
+  P("task.name", offsetof(struct mirror_task, name));
+#if PY_VERSION_HEX < 0x030D0000
+  P("task.must_cancel", offsetof(struct mirror_task, must_cancel));
+  P("future.dict", offsetof(struct mirror_future, dict));
+  P("future.weakreflist", offsetof(struct mirror_future, weakreflist));
+#endif
+#if PY_VERSION_HEX >= 0x030B0000
+  P("task.num_cancels_requested", offsetof(struct mirror_task, num_cancels_requested));
+#endif
+  P("future.size", sizeof(struct mirror_future));
+  P("future.loop", offsetof(struct mirror_future, loop));
+  P("future.callback0", offsetof(struct mirror_future, callback0));
+  P("future.callbacks", offsetof(struct mirror_future, callbacks));
+  P("future.state", offsetof(struct mirror_future, state));
+  P("weakref.object", offsetof(PyWeakReference, wr_object));
+  P("function.closure", offsetof(PyFunctionObject, func_closure));
+  P("method.self", offsetof(PyMethodObject, im_self));
+  P("partial.args", offsetof(struct mirror_partial, args));
+  P("type.base", offsetof(PyTypeObject, tp_base));
+  P("list.items", offsetof(PyListObject, ob_item));
+#if PY_VERSION_HEX < 0x030B0000
+  /* The coroutine points at a frame object of its own; suspended in an await, the frame's last
+   * instruction is the one before YIELD_FROM and the awaited object tops its value stack. */
+  P("gen.size", sizeof(PyCoroObject));
+  P("gen.frame", offsetof(PyCoroObject, cr_frame));
+  P("code.code", offsetof(PyCodeObject, co_code));
+  P("opcode.yield_from", YIELD_FROM);
+#if PY_VERSION_HEX < 0x030A0000
+  P("frame.stacktop", offsetof(PyFrameObject, f_stacktop)); /* NULL unless suspended */
+#else
+  P("frame.valuestack", offsetof(PyFrameObject, f_valuestack));
+  P("frame.stackdepth", offsetof(PyFrameObject, f_stackdepth));
+  P("frame.state", offsetof(PyFrameObject, f_state));
+  P("frame.state_suspended", (unsigned char)FRAME_SUSPENDED);
+#endif
+#else
+  /* The frame is embedded in the coroutine; its value stack is localsplus[0..stacktop). */
+  P("gen.size", sizeof(PyCoroObject));
+  P("gen.iframe", offsetof(PyCoroObject, cr_iframe));
+  P("gen.frame_state", offsetof(PyCoroObject, cr_frame_state));
+  P("gen.state_cleared", (unsigned char)FRAME_CLEARED);
+  P("frame.stacktop_index", offsetof(struct _PyInterpreterFrame, stacktop));
+#if PY_VERSION_HEX < 0x030D0000
+  /* Suspended in an await when the next instruction is RESUME (or what 3.11 quickens it to, or
+   * 3.12 instruments it as) with an oparg of 2 or more. */
+  P("gen.state_suspended", (unsigned char)FRAME_SUSPENDED);
+  P("opcode.resume", RESUME);
+#if PY_VERSION_HEX < 0x030C0000
+  P("opcode.resume_quick", RESUME_QUICK); /* RESUME once its code is warm */
+#else
+  P("opcode.instrumented_resume", INSTRUMENTED_RESUME);
+#endif
+#else
+  P("gen.state_suspended_yield_from", (unsigned char)FRAME_SUSPENDED_YIELD_FROM);
+#endif
+#endif
 #endif
 #if PY_VERSION_HEX >= 0x030F0000
   D(type_object.tp_basicsize);

@@ -35,7 +35,7 @@ void add_dump(CLI::App& app, int& exit_code) {
                  "Show each frame's arguments and local variables (numbers, short strings, "
                  "lengths of lists, tuples and dicts; other objects by type and address)");
   dump->add_flag("-a,--async", options->async_tasks,
-                 "Print the asyncio task tree instead (CPython 3.14+), as `python -m asyncio "
+                 "Print the asyncio task tree instead (CPython 3.8+), as `python -m asyncio "
                  "pstree` does; with --json, every task's id, name, state, awaiters and frames");
   dump->add_flag("--nonblocking", options->nonblocking,
                  "Never pause the program nor check its stacks (may read torn stacks)");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "sampler/process/pause.hpp"
+#include "sampler/python/asyncio_legacy.hpp"
 #include "sampler/python/coroutine_chains.hpp"
 
 namespace dapprof::sampler::python {
@@ -178,15 +179,20 @@ namespace dapprof::sampler::python {
 Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWalker& walker,
                                       const Interpreter& interp, bool nonblocking) {
   const Layout& l = objects.layout();
-  if (!l.at_least(3, 14)) {
-    return Error{fmt::format("dapprof reads the asyncio tasks of CPython 3.14 and newer, which "
-                             "publish where they keep them; process {} runs Python {} (use "
-                             "`python -m asyncio ps` there from 3.14 on)",
+  if (!l.at_least(3, 8)) {
+    return Error{fmt::format("dapprof reads the asyncio tasks of CPython 3.8 and newer; process "
+                             "{} runs Python {}",
                              pid, interp.version),
                  ErrorCode::UnsupportedVersion};
   }
-  auto target = find_asyncio(pid, objects.memory(), interp.binary);
-  if (!target) return target.error();
+  // 3.14+ say where their tasks are (.AsyncioDebug); before, they are found through asyncio's
+  // own registries.
+  std::optional<AsyncioTarget> target;
+  if (l.at_least(3, 14)) {
+    auto found = find_asyncio(pid, objects.memory(), interp.binary);
+    if (!found) return found.error();
+    target = *found;
+  }
   // Paused, the tree is one instant's: no task moves between the reads of its awaiters and its
   // coroutines.
   std::optional<process::PausedProcess> pause;
@@ -195,9 +201,9 @@ Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWa
     if (!p) return p.error();
     pause.emplace(std::move(*p));
   }
-  AsyncioTaskReader reader(objects, walker, interp, *target);
   try {
-    return reader.read();
+    if (!target) return LegacyAsyncioReader(pid, objects, walker, interp).read();
+    return AsyncioTaskReader(objects, walker, interp, *target).read();
   } catch (const std::exception& e) {
     // As a snapshot: nothing read from a running target may bring the profiler down.
     return Error{fmt::format("reading the asyncio tasks of process {} failed: {}", pid, e.what()),

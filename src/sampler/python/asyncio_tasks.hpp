@@ -65,7 +65,8 @@ class AsyncioTaskReader {
 };
 
 // The tasks of process `pid` (attached as `objects` and `walker` read it): paused for the read
-// unless `nonblocking`. UnsupportedVersion before 3.14; NotPython if asyncio is not imported.
+// unless `nonblocking`. 3.14+ through this reader, 3.8-3.13 through LegacyAsyncioReader
+// (asyncio_legacy.hpp). UnsupportedVersion before 3.8; NotPython if asyncio is not imported.
 Result<AsyncTasks> read_asyncio_tasks(pid_t pid, const Objects& objects, StackWalker& walker,
                                       const Interpreter& interp, bool nonblocking);
 

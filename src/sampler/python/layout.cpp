@@ -85,6 +85,38 @@ constexpr FieldBinding kBindings[] = {
     {"set.mask", &Layout::set_mask},
     {"set.table", &Layout::set_table},
     {"set.entry_size", &Layout::set_entry_size},
+    {"task.size", &Layout::task_size},
+    {"task.fut_waiter", &Layout::task_fut_waiter},
+    {"task.coro", &Layout::task_coro},
+    {"task.name", &Layout::task_name},
+    {"task.must_cancel", &Layout::task_must_cancel},
+    {"task.num_cancels_requested", &Layout::task_num_cancels_requested},
+    {"future.size", &Layout::future_size},
+    {"future.loop", &Layout::future_loop},
+    {"future.callback0", &Layout::future_callback0},
+    {"future.callbacks", &Layout::future_callbacks},
+    {"future.state", &Layout::future_state},
+    {"future.dict", &Layout::future_dict},
+    {"future.weakreflist", &Layout::future_weakreflist},
+    {"weakref.object", &Layout::weakref_object},
+    {"function.closure", &Layout::function_closure},
+    {"method.self", &Layout::method_self},
+    {"partial.args", &Layout::partial_args},
+    {"type.base", &Layout::type_base},
+    {"list.items", &Layout::list_items},
+    {"gen.frame", &Layout::gen_frame},
+    {"gen.state_suspended", &Layout::gen_state_suspended},
+    {"code.code", &Layout::code_code},
+    {"opcode.yield_from", &Layout::opcode_yield_from},
+    {"opcode.resume", &Layout::opcode_resume},
+    {"opcode.resume_quick", &Layout::opcode_resume_quick},
+    {"opcode.instrumented_resume", &Layout::opcode_instrumented_resume},
+    {"frame.stacktop", &Layout::frame_stacktop},
+    {"frame.valuestack", &Layout::frame_valuestack},
+    {"frame.stackdepth", &Layout::frame_stackdepth},
+    {"frame.state", &Layout::frame_state},
+    {"frame.state_suspended", &Layout::frame_state_suspended},
+    {"frame.stacktop_index", &Layout::frame_stacktop_index},
     {"keys.size", &Layout::keys_size},
     {"keys.log2_size", &Layout::keys_log2_size},
     {"keys.log2_index_bytes", &Layout::keys_log2_index_bytes},
@@ -173,7 +205,12 @@ std::string missing_fields(const Layout& l) {
       continue;
     if ((n == "code.localsplusnames" || n == "code.localspluskinds") && old_frames) continue;
     // Only the asyncio task reader needs these, and it says itself what it lacks.
-    if (n.starts_with("gen.") || n.starts_with("set.") || n == "frame.stackpointer") continue;
+    if (n.starts_with("gen.") || n.starts_with("set.") || n == "frame.stackpointer" ||
+        n.starts_with("task.") || n.starts_with("future.") || n.starts_with("opcode.") ||
+        n.starts_with("frame.stack") || n.starts_with("frame.state") || n == "frame.valuestack" ||
+        n == "weakref.object" || n == "function.closure" || n == "method.self" ||
+        n == "partial.args" || n == "type.base" || n == "list.items" || n == "code.code")
+      continue;
     need(n, l.*(b.member));
   }
   return missing;

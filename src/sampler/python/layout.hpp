@@ -113,6 +113,40 @@ struct Layout {
   std::uint64_t set_mask = kAbsent;
   std::uint64_t set_table = kAbsent;
   std::uint64_t set_entry_size = kAbsent;
+  // 3.8-3.13's asyncio task reader (asyncio_legacy*.cpp): the C Task and Future of
+  // _asynciomodule.c as tools/layouts mirrors them, and what it follows from them.
+  std::uint64_t task_size = kAbsent;
+  std::uint64_t task_fut_waiter = kAbsent;
+  std::uint64_t task_coro = kAbsent;
+  std::uint64_t task_name = kAbsent;
+  std::uint64_t task_must_cancel = kAbsent;            // int, 3.8-3.12
+  std::uint64_t task_num_cancels_requested = kAbsent;  // int, 3.11+
+  std::uint64_t future_size = kAbsent;
+  std::uint64_t future_loop = kAbsent;
+  std::uint64_t future_callback0 = kAbsent;
+  std::uint64_t future_callbacks = kAbsent;  // list of (callback, context) tuples, or NULL
+  std::uint64_t future_state = kAbsent;      // int: 0 pending, 1 cancelled, 2 finished
+  std::uint64_t future_dict = kAbsent;       // 3.8-3.12 (3.13: a managed dict)
+  std::uint64_t future_weakreflist = kAbsent;
+  std::uint64_t weakref_object = kAbsent;
+  std::uint64_t function_closure = kAbsent;
+  std::uint64_t method_self = kAbsent;
+  std::uint64_t partial_args = kAbsent;  // functools.partial
+  std::uint64_t type_base = kAbsent;
+  std::uint64_t list_items = kAbsent;
+  std::uint64_t gen_frame = kAbsent;                   // PyFrameObject*, 3.8-3.10
+  std::uint64_t gen_state_suspended = kAbsent;         // 3.11-3.12
+  std::uint64_t code_code = kAbsent;                   // co_code (bytes), 3.8-3.10
+  std::uint64_t opcode_yield_from = kAbsent;           // 3.8-3.10
+  std::uint64_t opcode_resume = kAbsent;               // 3.11-3.12
+  std::uint64_t opcode_resume_quick = kAbsent;         // 3.11: RESUME in warm code
+  std::uint64_t opcode_instrumented_resume = kAbsent;  // 3.12
+  std::uint64_t frame_stacktop = kAbsent;    // PyObject**, 3.8-3.9 (NULL unless suspended)
+  std::uint64_t frame_valuestack = kAbsent;  // 3.10
+  std::uint64_t frame_stackdepth = kAbsent;  // int, 3.10
+  std::uint64_t frame_state = kAbsent;       // 3.10
+  std::uint64_t frame_state_suspended = kAbsent;
+  std::uint64_t frame_stacktop_index = kAbsent;  // int, in localsplus slots, 3.11-3.13
 
   // Set when the target is a minor version newer than every generated table whose
   // _Py_DebugOffsets have the shape of a known one (`major.minor` is then the target's version

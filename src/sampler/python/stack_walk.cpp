@@ -325,4 +325,21 @@ Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr,
   return frame_of(**info, offset);
 }
 
+Result<model::Frame> StackWalker::suspended_frame_at_lasti(Address code, std::int64_t lasti,
+                                                           std::span<const std::byte> header) {
+  const Layout& l = objects_.layout();
+  if (l.at_least(3, 11))
+    return Error{"suspended_frame_at_lasti is for 3.8-3.10", ErrorCode::Generic};
+  if (header.size() < l.code_size) return torn("short code object header");
+  const Address code_type = objects_.types().code;
+  if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+    return torn("frame's code is not a code object");
+  }
+  auto info = codes_.get(code, header);
+  if (!info) return info.error();
+  const std::int64_t offset = std::max<std::int64_t>(0, l.at_least(3, 10) ? lasti * 2 : lasti);
+  if (!(*info)->holds_offset(offset)) return torn("instruction offset outside its code object");
+  return frame_of(**info, offset);
+}
+
 }  // namespace dapprof::sampler::python

@@ -80,6 +80,10 @@ class StackWalker {
   // caller (who batches such reads).
   Result<model::Frame> suspended_frame(Address code, Address instr,
                                        std::span<const std::byte> header);
+  // The same before 3.11, where a suspended coroutine's frame is an object of its own: from its
+  // f_code and f_lasti (bytes on 3.8-3.9, code units on 3.10; -1 before its first instruction).
+  Result<model::Frame> suspended_frame_at_lasti(Address code, std::int64_t lasti,
+                                                std::span<const std::byte> header);
   void add_checks(std::vector<process::ProcessMemory::Chunk>& where, std::vector<Address>& expected,
                   std::size_t callers) const;
 

@@ -38,20 +38,22 @@ Result<TaskFields> TaskObjects::fields(const std::vector<std::byte>& task) const
   return f;
 }
 
-Result<std::string> TaskObjects::name(Address name) const {
+Result<std::string> task_name_text(const Objects& objects, Address name) {
   // A task named by asyncio's counter keeps the number (an int) until its name is asked for.
-  auto type = objects_.type_of(name);
+  auto type = objects.type_of(name);
   if (!type) return type.error();
-  auto flags = objects_.memory().read<std::uint64_t>(*type + objects_.layout().type_flags);
+  auto flags = objects.memory().read<std::uint64_t>(*type + objects.layout().type_flags);
   if (!flags) return as_torn(flags.error());
   if (*flags & kLongSubclass) {
-    auto n = objects_.unsigned_int(name);
+    auto n = objects.unsigned_int(name);
     if (!n) return n.error();
     return fmt::format("Task-{}", *n);
   }
   if (!(*flags & kUnicodeSubclass)) return torn("task name neither str nor int");
-  return objects_.str(name, kMaxNameChars);
+  return objects.str(name, kMaxNameChars);
 }
+
+Result<std::string> TaskObjects::name(Address name) const { return task_name_text(objects_, name); }
 
 Result<std::string> TaskObjects::cached_name(Address task, Address name_object) {
   if (const auto it = names_.find(task); it != names_.end() && it->second.name == name_object)

@@ -15,6 +15,10 @@
 
 namespace dapprof::sampler::python {
 
+// A task's name from its task_name field: a str, or (a task named by asyncio's counter, until its
+// name is asked for) the int N of "Task-N". Shared by every version's reader.
+Result<std::string> task_name_text(const Objects& objects, Address name);
+
 struct TaskFields {
   Address name = 0;        // a str, or the int of asyncio's counter (Task-N) until asked for
   Address coro = 0;        // its coroutine (0 once finished)

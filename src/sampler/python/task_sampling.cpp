@@ -2,22 +2,24 @@
 
 #include <fmt/format.h>
 
+#include "sampler/python/asyncio_legacy.hpp"
 #include "sampler/python/task_stacks.hpp"
 
 namespace dapprof::sampler::python {
 
 Status async_sampling_supported(const Layout& layout, const std::string& version) {
-  if (layout.at_least(3, 14)) return Ok{};
-  return Error{fmt::format("sampling by asyncio task needs CPython 3.14 or newer, which publishes "
-                           "where it keeps its tasks; this program runs Python {}",
+  if (layout.at_least(3, 8)) return Ok{};
+  return Error{fmt::format("sampling by asyncio task needs CPython 3.8 or newer; this program "
+                           "runs Python {}",
                            version),
                ErrorCode::UnsupportedVersion};
 }
 
 bool TaskSampling::found(std::chrono::steady_clock::time_point now) {
-  if (target_) return true;
+  if (target_ || legacy_ready_) return true;
   if (looked_ && now - *looked_ < kLookAgain) return false;
   looked_ = now;
+  if (!objects_.layout().at_least(3, 14)) return true;  // the legacy reader looks each time
   auto target = find_asyncio(pid_, objects_.memory(), interp_.binary);
   if (!target) return false;  // not imported yet (or not readable): samples stay the threads'
   target_ = *target;
@@ -33,11 +35,21 @@ Status TaskSampling::apply(model::Snapshot& snap, const std::vector<SampledThrea
   if (mode_ == model::AsyncMode::Off || !found(snap.time)) return Ok{};
   Result<AsyncTasks> tasks = Error{};
   try {
-    tasks = running_ ? running_->read(snap, threads) : all_->read();
+    if (running_)
+      tasks = running_->read(snap, threads);
+    else if (all_)
+      tasks = all_->read();
+    else
+      tasks = LegacyAsyncioReader(pid_, objects_, walker_, interp_).read();
   } catch (const std::exception& e) {
     // As a snapshot: nothing read from a running target may bring the profiler down.
     return Error{fmt::format("reading the asyncio tasks of process {} failed: {}", pid_, e.what()),
                  ErrorCode::TornRead};
+  }
+  if (!running_ && !all_) {
+    // 3.8-3.13: until asyncio is imported, samples stay the threads' (looked for once a second).
+    legacy_ready_ = tasks || tasks.code() != ErrorCode::NotPython;
+    if (!legacy_ready_) return Ok{};
   }
   if (!tasks) return tasks.error();
   torn_ += tasks->torn;

@@ -1,8 +1,11 @@
 #pragma once
 // Async sampling modes (model::AsyncMode) for one process: after each sample's stacks are read,
 // the asyncio tasks are read and the sample rewritten as the tasks' stacks (task_stacks.hpp).
-// Until the program has imported asyncio, samples stay as they are; the tasks' offsets are looked
-// for again at most once a second.
+// Until the program has imported asyncio, samples stay as they are; the tasks are looked for again
+// at most once a second. 3.14+: a "running" sample reads the running tasks and their awaiters
+// only (running_tasks.hpp), an "all" sample every task. 3.8-3.13 keep no record of who awaits a
+// task but its reverse, so every sample, in either mode, reads every task (asyncio_legacy.hpp):
+// its cost grows with the number of tasks.
 #include <sys/types.h>
 
 #include <chrono>
@@ -50,6 +53,7 @@ class TaskSampling {
   std::optional<std::chrono::steady_clock::time_point> looked_;
   std::optional<RunningTasks> running_;
   std::optional<AsyncioTaskReader> all_;
+  bool legacy_ready_ = false;  // 3.8-3.13: asyncio was found imported
   std::uint64_t torn_ = 0;
 };
 

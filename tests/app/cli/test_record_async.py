@@ -2,7 +2,7 @@
 samples by task, root first `(event loop)`, then each task's frame and its coroutines down to the
 running task's frames. The task chains of mode "all" are compared with those CPython 3.15's own
 sampler (`python -m profiling.sampling attach --async-aware --async-mode all`) finds in the same
-process; before 3.14 record says it cannot sample by task."""
+process. 3.8-3.13 sample by task too (from asyncio's own registries); 3.7 is refused."""
 from __future__ import annotations
 
 import json
@@ -19,7 +19,7 @@ LOOP = "(event loop)"
 
 
 def by_task(interp) -> bool:
-    return interp.version[:2] >= (3, 14)
+    return interp.version[:2] >= (3, 8)
 
 
 class Program:
@@ -75,9 +75,7 @@ def function(label: str) -> str:
 
 @pytest.mark.parametrize("interp", pythons.each())
 def test_running_task_under_its_awaiters(dapprof, program, interp, tmp_path):
-    if not by_task(interp):
-        pytest.skip("before 3.14: see test_record_async_says_why_not")
-    p = program(interp, "taskgroup")
+    p = program(interp, "taskgroup")  # 3.11+
     stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware")
     cpu = {s: n for s, n in stacks.items() if task_chain(s)[-1:] == ("cpu",)}
     assert sum(cpu.values()) > 0.5 * sum(stacks.values()), stacks.most_common(5)
@@ -101,8 +99,6 @@ def test_running_task_under_its_awaiters(dapprof, program, interp, tmp_path):
 
 @pytest.mark.parametrize("interp", pythons.each())
 def test_all_samples_every_waiting_task(dapprof, program, interp, tmp_path):
-    if not by_task(interp):
-        pytest.skip("before 3.14")
     p = program(interp, "taskgroup")
     stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware", "--async-mode", "all",
                        seconds="1", rate="50")
@@ -148,14 +144,39 @@ def test_all_mode_task_chains_equal_cpythons_sampler(dapprof, program, interp, t
 
 
 @pytest.mark.parametrize("interp", pythons.each())
-def test_record_async_says_why_not(dapprof, program, interp, tmp_path):
-    if by_task(interp):
-        pytest.skip("3.14+ samples by task")
-    p = program(interp, "direct")
-    out = run([dapprof, "record", "--pid", str(p.truth["pid"]), "--duration", "1", "--async-aware",
-               "--output", str(tmp_path / "x.txt")], timeout=60)
+def test_running_task_on_every_version(dapprof, program, interp, tmp_path):
+    p = program(interp, "spin")  # a cpu task nobody awaits, beside the main one
+    stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware")
+    cpu = {s: n for s, n in stacks.items() if task_chain(s) == ("cpu",)}
+    assert sum(cpu.values()) > 0.5 * sum(stacks.values()), stacks.most_common(5)
+    for s in cpu:
+        assert s[:2] == (LOOP, "cpu (<task>)") and function(s[2]) == "crunch", s
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_all_mode_on_every_version(dapprof, program, interp, tmp_path):
+    p = program(interp, "direct")  # Task-1 awaits "awaiting", which awaits the task "awaited"
+    stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware", "--async-mode", "all",
+                       seconds="1", rate="50")
+    chains = Counter()
+    for s, n in stacks.items():
+        chains[task_chain(s)] += n
+    leaf = ("Task-1", "awaiting", "awaited")
+    assert chains[leaf] >= 40, chains
+    # Only the leaf is sampled on its own: the tasks awaiting it are in its stacks.
+    assert set(chains) - {()} == {leaf}, chains
+    for s in stacks:
+        if task_chain(s) == leaf:
+            assert s[1] == "Task-1 (<task waiting>)" and s[-1].split(" (")[0].endswith("wait"), s
+
+
+@pytest.mark.parametrize("interp", pythons.sampler_only())
+def test_record_async_says_why_not(dapprof, interp, tmp_path):
+    out = run([dapprof, "record", "--duration", "1", "--async-aware",
+               "--output", str(tmp_path / "x.txt"), "--", interp.path, "-c",
+               "import time; time.sleep(3)"], timeout=60)
     assert out.returncode != 0
-    assert "sampling by asyncio task needs CPython 3.14" in out.stderr, out.stderr
+    assert "sampling by asyncio task needs CPython 3.8" in out.stderr, out.stderr
 
 
 def test_async_mode_needs_async_aware(dapprof):

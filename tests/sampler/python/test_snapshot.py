@@ -339,3 +339,23 @@ def test_layout_tables_match_every_interpreters_headers():
 def test_every_supported_version_is_installed():
     if MISSING:
         pytest.skip("not installed here: " + ", ".join(MISSING))
+
+
+@pytest.mark.parametrize("interp", [i for i in INTERPRETERS if (3, 8) <= i.version[:2] < (3, 14)
+                                    and not i.root][:1]
+                         or [pytest.param(None, marks=pytest.mark.skip(reason="no 3.8-3.13"))])
+def test_asyncio_probe_fails_on_a_wrong_offset(interp):
+    """The check of layouts.c's asyncio mirrors is a real one: the committed offsets pass under
+    the interpreter, and the same table with the task's coroutine one word off fails, naming it."""
+    sys.path.insert(0, str(LAYOUTS.parent))
+    import generate  # noqa: E402
+
+    table = generate.parse(GENERATED.read_text())[interp.version[:2]]
+    probe = (LAYOUTS.parent / "asyncio_probe.py").read_text()
+    good = subprocess.run([interp.path, "-c", probe, json.dumps(table)], capture_output=True,
+                          text=True)
+    assert good.returncode == 0 and good.stdout.startswith("ok"), good.stdout + good.stderr
+    wrong = subprocess.run([interp.path, "-c", probe, json.dumps({**table, "task.coro":
+                                                                  table["task.coro"] + 8})],
+                           capture_output=True, text=True)
+    assert wrong.returncode == 1 and "task.coro: read" in wrong.stdout, wrong.stdout + wrong.stderr
