@@ -13,6 +13,7 @@ import enum
 START_PROFILING = "startProfiling"
 STOP_PROFILING = "stopProfiling"
 EXPORT_PROFILE = "exportProfile"
+ASYNC_TASKS = "asyncTasks"
 # Its events.
 PROFILING_DATA = "profilingData"
 PROFILING_STOPPED = "profilingStopped"
@@ -49,6 +50,8 @@ class ErrorId(enum.IntEnum):
     OutputFailed = 2010
     # exportProfile while the session has no run to export (none was started, or it did not start).
     NoProfile = 2011
+    # asyncTasks on a process that has not imported asyncio: it has no tasks.
+    NoAsyncio = 2012
 
 
 # The file formats of the "format" fields (stopProfiling, exportProfile), in the
@@ -64,6 +67,9 @@ ORIGINS: tuple[str, ...] = ("program", "debugger")
 # How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
 # writes the decoded bytes to the file.
 CONTENT_ENCODINGS: tuple[str, ...] = ("text", "base64")
+# running: its thread's event loop is stepping it now; waiting: suspended; cancelling: cancel() was
+# asked and it has not finished; unknown: this version does not say (see missing).
+TASK_STATES: tuple[str, ...] = ("running", "waiting", "cancelling", "unknown")
 
 # What the daemon takes for each startProfiling argument that is absent.
 START_DEFAULTS: dict[str, object] = {

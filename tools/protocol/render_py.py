@@ -46,7 +46,7 @@ def render(protocol: Protocol) -> dict[str, str]:
             "# schemas' order.",
             f"FORMATS: tuple[str, ...] = ({', '.join(repr_str(n) for n in p.formats)})",
             f"DEFAULT_FORMAT = {repr_str(p.default_format)}"]
-    names = {"reason": "STOP_REASONS", "origin": "ORIGINS"}
+    names = {"reason": "STOP_REASONS", "origin": "ORIGINS", "state": "TASK_STATES"}
     for key, e in p.enums.items():
         out += comment(e.description or f"The values of {key}.")
         out.append(f"{names.get(e.field, snake(e.field).upper() + 'S')}: tuple[str, ...] = "

@@ -58,6 +58,8 @@ function checkStream(bodies: ProfilingDataBody[]): void {
 
 test('every schema of the protocol compiles', () => {
   assert.deepEqual(Object.keys(schemas).sort(), [
+    'asyncTasksArguments',
+    'asyncTasksResponse',
     'exportProfileArguments',
     'exportProfileResponse',
     'profilingData',
