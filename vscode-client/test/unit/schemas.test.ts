@@ -72,6 +72,12 @@ test('every schema of the protocol compiles', () => {
   ]);
 });
 
+test("the task document the asyncio Tasks view's tests read is a valid asyncTasks answer", () => {
+  const document = JSON.parse(readFileSync(join(clientRoot, 'test/fixtures/async-tasks-taskgroup.json'), 'utf8'));
+  validate('asyncTasksResponse', document);
+  assert.equal(document.tasks.length, 11);
+});
+
 test('the fixture streams and the random test streams are valid profilingData bodies', () => {
   checkStream(readStream('synthetic-stream.jsonl'));
   checkStream(readStream('encoder-stream.jsonl'));
