@@ -97,6 +97,18 @@ export class Workbench {
    * on a busy machine), it is opened again.
    */
   async runExtensionCommand(title: string): Promise<void> {
+    await this.openCommand(title);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Waits until the palette lists `title` (the workbench has read every contribution), then closes it. */
+  async waitForCommand(title: string): Promise<void> {
+    await this.openCommand(title);
+    await this.page.keyboard.press('Escape');
+  }
+
+  /** The palette open on `title`, opened again until it lists it. */
+  private async openCommand(title: string): Promise<void> {
     const page = this.page;
     const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first();
     for (let i = 0; ; i++) {
@@ -104,12 +116,11 @@ export class Workbench {
       const input = page.locator('.quick-input-widget input');
       await input.waitFor();
       await input.fill(`>${title}`);
-      if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
+      if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) return;
       if (i >= 20) throw new Error(`the command palette never listed "${title}"`);
       await page.keyboard.press('Escape');
       await sleep(1000);
     }
-    await page.keyboard.press('Enter');
   }
 
   /**
