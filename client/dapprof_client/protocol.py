@@ -13,6 +13,7 @@ import enum
 START_PROFILING = "startProfiling"
 STOP_PROFILING = "stopProfiling"
 EXPORT_PROFILE = "exportProfile"
+ASYNC_TASKS = "asyncTasks"
 # Its events.
 PROFILING_DATA = "profilingData"
 PROFILING_STOPPED = "profilingStopped"
@@ -49,6 +50,8 @@ class ErrorId(enum.IntEnum):
     OutputFailed = 2010
     # exportProfile while the session has no run to export (none was started, or it did not start).
     NoProfile = 2011
+    # asyncTasks on a process that has not imported asyncio: it has no tasks.
+    NoAsyncio = 2012
 
 
 # The file formats of the "format" fields (stopProfiling, exportProfile), in the

@@ -53,6 +53,24 @@ Disposition export_profile(Session& session, Json& request) {
   return Disposition::Consume;
 }
 
+Disposition async_tasks(Session& session, Json& request) {
+  constexpr std::string_view kAction = "read the asyncio tasks";
+  auto arguments = protocol::AsyncTasksArguments::parse(member(request, "arguments"));
+  if (!arguments) {
+    session.respond_error(request, protocol::from_error(arguments.error()));
+  } else if (session.debuggee() <= 0) {
+    session.respond_error(request, protocol::errors::no_debuggee(kAction));
+  } else if (arguments->pid &&
+             !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
+    // As startProfiling: never read a process this session did not start or attach to.
+    session.respond_error(
+        request, protocol::errors::not_in_session(*arguments->pid, session.debuggee(), "read"));
+  } else {
+    session.task_reads().read(std::move(request), arguments->pid.value_or(session.debuggee()));
+  }
+  return Disposition::Consume;
+}
+
 Disposition disconnect_request(Session& session, Json&) {
   session.note_disconnect_requested();
   session.profiling().end(protocol::StoppedReason::Disconnected);
@@ -117,6 +135,7 @@ Handler find_client_request_handler(std::string_view command) {
   static const Table table{{"startProfiling", &start_profiling},
                            {"stopProfiling", &stop_profiling},
                            {"exportProfile", &export_profile},
+                           {"asyncTasks", &async_tasks},
                            {"disconnect", &disconnect_request}};
   return find(table, command);
 }

@@ -47,6 +47,7 @@ Session::Session(Channel::Executor strand, Config config)
       config_(std::move(config)),
       id_(g_next_session_id++),
       profiling_(profiling::Run::create(strand, *this, config_.profiling)),
+      task_reads_(TaskReads::create(strand, *this, config_.read_tasks)),
       linger_(strand),
       child_exit_grace_(strand) {}
 
@@ -332,6 +333,7 @@ void Session::maybe_end() {
   linger_.cancel();
   child_exit_grace_.cancel();
   profiling_->close();
+  task_reads_->close();
   if (child_sessions_) child_sessions_->close();
   upstream_.child.reset();  // released to the reaper: exits by itself or is terminated
   spdlog::info("session {}: ended", id_);

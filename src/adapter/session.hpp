@@ -14,6 +14,7 @@
 #include "adapter/profiling/run.hpp"
 #include "adapter/profiling/sink.hpp"
 #include "adapter/seq_map.hpp"
+#include "adapter/task_reads.hpp"
 #include "adapter/trace.hpp"
 #include "adapter/transport.hpp"
 #include "adapter/upstream.hpp"
@@ -29,6 +30,7 @@ class Session : public std::enable_shared_from_this<Session>, private profiling:
     std::size_t max_message_size = protocol::kDefaultMaxBodyBytes;
     UpstreamConnector connector;
     profiling::Config profiling;         // default: the real sampler
+    ReadTasks read_tasks;                // asyncTasks; default: the real sampler
     std::shared_ptr<TraceWriter> trace;  // may be null
     std::function<void()> on_end;        // runs on the strand once both sides are closed
     // Starts a child process's session (child_sessions.hpp) the way the daemon starts its own,
@@ -57,6 +59,7 @@ class Session : public std::enable_shared_from_this<Session>, private profiling:
   pid_t debuggee() const { return debuggee_; }
   void set_debuggee(pid_t pid) { debuggee_ = pid; }
   profiling::Run& profiling() { return *profiling_; }
+  TaskReads& task_reads() { return *task_reads_; }
   void note_terminated_sent() { terminated_sent_ = true; }
   void note_disconnect_requested() { disconnect_requested_ = true; }
   ChildSessions& child_sessions();  // created on first use
@@ -88,6 +91,7 @@ class Session : public std::enable_shared_from_this<Session>, private profiling:
   std::string upstream_error_;  // set when the upstream could not be started
   SeqMapper seq_;
   std::shared_ptr<profiling::Run> profiling_;
+  std::shared_ptr<TaskReads> task_reads_;
   std::shared_ptr<ChildSessions> child_sessions_;
   asio::steady_timer linger_;  // bounds how long one side may stay open after the other ended
   asio::steady_timer child_exit_grace_;

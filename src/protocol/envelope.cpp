@@ -42,10 +42,11 @@ ProtocolError from_error(const Error& error) { return {id_of(error.code), error.
 
 namespace errors {
 
-ProtocolError no_debuggee() {
+ProtocolError no_debuggee(std::string_view action) {
   return {ProfilingErrorId::NoDebuggee,
-          "Cannot start profiling: there is no debuggee yet. Launch or attach to a Python program "
-          "first, then start profiling."};
+          fmt::format("Cannot {0}: there is no debuggee yet. Launch or attach to a Python program "
+                      "first, then {0}.",
+                      action)};
 }
 
 ProtocolError already_profiling(pid_t pid) {
@@ -58,11 +59,11 @@ ProtocolError not_profiling() {
           "Cannot stop profiling: profiling is not running in this debug session."};
 }
 
-ProtocolError not_in_session(pid_t pid, pid_t debuggee) {
+ProtocolError not_in_session(pid_t pid, pid_t debuggee, std::string_view done) {
   return {ProfilingErrorId::NoSuchProcess,
           fmt::format("Process {} is not part of this debug session: only the debuggee (process "
-                      "{}) and its child processes can be profiled.",
-                      pid, debuggee)};
+                      "{}) and its child processes can be {}.",
+                      pid, debuggee, done)};
 }
 
 ProtocolError output_failed(std::string_view path, std::string_view detail) {

@@ -23,10 +23,12 @@ ProtocolError from_error(const Error& error);
 
 // The errors the session itself detects, worded once.
 namespace errors {
-ProtocolError no_debuggee();
+// `action` completes "Cannot ..." and "..., then ...": what the request would have done.
+ProtocolError no_debuggee(std::string_view action = "start profiling");
 ProtocolError already_profiling(pid_t pid);
 ProtocolError not_profiling();
-ProtocolError not_in_session(pid_t pid, pid_t debuggee);
+// `done` completes "... can be ...": what the request does to a process.
+ProtocolError not_in_session(pid_t pid, pid_t debuggee, std::string_view done = "profiled");
 ProtocolError output_failed(std::string_view path, std::string_view detail);
 ProtocolError no_profile();
 }  // namespace errors

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/base64.hpp"
+#include "formats/async_tasks_json.hpp"
 #include "formats/writers.hpp"
 #include "protocol/batch.hpp"
 #include "protocol/envelope.hpp"
@@ -126,6 +127,51 @@ void emit_errors() {
   emit("profilingErrorResponse", make_error_response(start, from_error(bad.error())));
 }
 
+// The task document as the daemon answers asyncTasks: the renderer `dump --async --json` uses.
+void emit_async_tasks() {
+  const Json defaults = request(kAsyncTasks, to_json(AsyncTasksArguments{}));
+  emit("asyncTasksArguments", defaults);
+  emit("asyncTasksArguments", request(kAsyncTasks, to_json(AsyncTasksArguments{.pid = 4243})));
+  emit("asyncTasksArguments", request(kAsyncTasks, nullptr));
+  sampler::AsyncTasks tasks;
+  model::Frame handler, fetch;
+  handler.function = "handler";
+  handler.file = "/app/main.py";
+  handler.line = 12;
+  fetch.function = "fetch";
+  fetch.file = "/app/données.py";
+  fetch.line = 3;
+  tasks.tasks.push_back(
+      {0x7f0000001000, "Task-1", sampler::TaskState::Running, 4242, {}, {handler}});
+  tasks.tasks.push_back({0x7f0000002000,
+                         "fetch-ü",
+                         sampler::TaskState::Waiting,
+                         4242,
+                         {0x7f0000001000},
+                         {fetch, handler}});
+  tasks.tasks.push_back({0x7f0000003000,
+                         "victim",
+                         sampler::TaskState::Cancelling,
+                         4242,
+                         {0x7f0000001000, 0x7f0000002000},
+                         {}});
+  tasks.tasks.push_back({0x7f0000004000, "", sampler::TaskState::Unknown, 0, {}, {}});
+  tasks.torn = 2;
+  tasks.truncated = true;
+  tasks.missing = {"this version does not say which task is running"};
+  emit("asyncTasksResponse",
+       make_response(defaults, formats::async_tasks_to_json(tasks, "3.14.0")));
+  emit("asyncTasksResponse",
+       make_response(defaults, formats::async_tasks_to_json(sampler::AsyncTasks{}, "3.15.0a1")));
+  emit("profilingErrorResponse",
+       make_error_response(defaults, errors::no_debuggee("read the asyncio tasks")));
+  emit("profilingErrorResponse",
+       make_error_response(defaults, errors::not_in_session(7, 42, "read")));
+  emit("profilingErrorResponse",
+       make_error_response(defaults, ProtocolError{ProfilingErrorId::NoAsyncio,
+                                                   "process 42 has not imported asyncio"}));
+}
+
 void emit_data(Encoding encoding) {
   testing::RandomStacks random(2024);
   BatchBuilder builder(encoding);
@@ -172,6 +218,7 @@ int main() {
     dapprof::protocol::emit_start_stop();
     dapprof::protocol::emit_export();
     dapprof::protocol::emit_errors();
+    dapprof::protocol::emit_async_tasks();
     dapprof::protocol::emit_data(dapprof::protocol::Encoding::Frames);
     dapprof::protocol::emit_data(dapprof::protocol::Encoding::Stacks);
     dapprof::protocol::emit_stopped();

@@ -19,6 +19,11 @@ TYPES: dict[str, tuple[str | None, str]] = {
     "profilingStopped": ("ProfilingStopped", "ProfilingStoppedBody"),
     "exportProfileArguments": ("ExportProfileArguments", "ExportProfileArguments"),
     "exportProfileResponse": ("ExportProfileResponse", "ExportProfileResponseBody"),
+    # The task document is rendered by formats/async_tasks_json.cpp, shared with `dump --async`.
+    "taskFrame": (None, "TaskFrame"),
+    "asyncTask": (None, "AsyncTask"),
+    "asyncTasksArguments": ("AsyncTasksArguments", "AsyncTasksArguments"),
+    "asyncTasksResponse": (None, "AsyncTasksResponseBody"),
 }
 # profilingStopped repeats the stopProfiling response's fields: in C++ they are one member of that
 # type, in TypeScript the interface extends it. (struct, C++ member, the repeated schema)
@@ -35,6 +40,7 @@ ENUMS = {
     ("startProfilingResponse", "async"): ("AsyncMode", "AsyncMode", "ASYNC_MODES"),
     ("exportProfileResponse", "contentEncoding"): ("ContentEncoding", "ContentEncoding",
                                                    "CONTENT_ENCODINGS"),
+    ("asyncTask", "state"): (None, "TaskState", "TASK_STATES"),
 }
 FORMAT_FIELD = "format"
 

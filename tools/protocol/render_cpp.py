@@ -229,7 +229,9 @@ class Cpp:
                       + ", ".join(s.name for s in hand) + ".") + ["namespace keys {"]
         for s in hand:
             out.append(f"namespace {snake(s.name)} {{")
-            out += [f'inline constexpr std::string_view k{pascal(f.name)} = "{f.name}";'
+            # The task document keeps `dump --json`'s snake_case keys: kAwaitedBy, not kAwaited_by.
+            out += [f'inline constexpr std::string_view '
+                    f'k{"".join(pascal(w) for w in f.name.split("_"))} = "{f.name}";'
                     for f in s.fields]
             out.append(f"}}  // namespace {snake(s.name)}")
         return out + ["}  // namespace keys", ""]

@@ -5,7 +5,8 @@
 # extension installed, driven in Debian's headless Chromium, debugging and profiling
 # test/e2e/fixture/app.py through the dapprof executable named by DAPPROF_BIN; then
 # test/e2e/profile-only.test.ts, a code-server of its own, profiling without a debugger
-# (dapprof stdio --profile-only). E2E_TESTS="e2e" or "profile-only" runs only that one. With
+# (dapprof stdio --profile-only); then test/e2e/async-tasks.test.ts, the asyncio Tasks view of a
+# program on CPython 3.14. E2E_TESTS="e2e", "profile-only" or "async-tasks" runs only those. With
 # DAPPROF_PLATFORM_VSIX (the release build's dapprof-linux-x64-VERSION.vsix), then
 # test/e2e/bundled.test.ts: that .vsix alone, without dapprof.path, runs the dapprof inside it.
 #
@@ -86,7 +87,7 @@ export CODE_SERVER_BIN=$e2e/node_modules/.bin/code-server
 
 log "bundle the tests"
 bundles=$e2e/node_modules/.e2e
-node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/profile-only.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
+node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/profile-only.test.ts test/e2e/async-tasks.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
   --target=node20 --external:playwright-core --sourcemap=inline --log-level=warning --outdir="$bundles" \
   || fail "bundling the tests failed"
 
@@ -96,17 +97,17 @@ export E2E_SCREENSHOTS=$repo/build/e2e-screenshots
 export DAPPROF_VSIX=$client/build/dapprof.vsix
 # If the test is killed before its own cleanup, end code-server's process group here. The test
 # writes the group's id once code-server runs, and removes it once the group has ended.
-rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
+rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
 cleanup() {
   local f
-  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
+  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
     [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
   done
   return 0
 }
 trap cleanup EXIT
 
-tests=" ${E2E_TESTS:-e2e profile-only} "
+tests=" ${E2E_TESTS:-e2e profile-only async-tasks} "
 rc=0
 if [[ $tests == *" e2e "* ]]; then
   log "run"
@@ -120,6 +121,14 @@ if [[ $tests == *" profile-only "* ]]; then
   log "run the profile-only steps"
   timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/profile-only.test.js"
   prc=$?
+  cleanup
+fi
+if [[ $tests == *" async-tasks "* ]]; then
+  # Its own code-server too; it adds its screenshots to the others'.
+  [[ $tests == *" e2e "* || $tests == *" profile-only "* ]] || { rm -rf "$E2E_SCREENSHOTS"; mkdir -p "$E2E_SCREENSHOTS"; }
+  log "run the asyncio Tasks steps"
+  timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/async-tasks.test.js"
+  trc=$?
   cleanup
 fi
 if [[ -n "${DAPPROF_PLATFORM_VSIX:-}" ]]; then
@@ -136,6 +145,10 @@ if ((rc != 0)); then
 fi
 if ((${prc:-0} != 0)); then
   echo "the profile-only e2e failed; its run directory is $E2E_RUN_DIR-profile/" >&2
+  exit 1
+fi
+if ((${trc:-0} != 0)); then
+  echo "the asyncio Tasks e2e failed; its run directory is $E2E_RUN_DIR-tasks/" >&2
   exit 1
 fi
 if ((${brc:-0} != 0)); then

@@ -7,36 +7,13 @@
 
 #include "app/cli/options.hpp"
 #include "app/cli/task_tree.hpp"
+#include "formats/async_tasks_json.hpp"
 #include "sampler/sampler.hpp"
 
 namespace dapprof::app::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string hex(std::uint64_t id) { return fmt::format("{:#x}", id); }
-
-Json tasks_json(const sampler::AsyncTasks& tasks, const std::string& version) {
-  Json list = Json::array();
-  for (const auto& t : tasks.tasks) {
-    Json by = Json::array();
-    for (auto id : t.awaited_by) by.push_back(hex(id));
-    Json frames = Json::array();
-    for (const auto& f : t.frames)
-      frames.push_back({{"name", f.function}, {"file", f.file}, {"line", f.line}});
-    list.push_back({{"id", hex(t.id)},
-                    {"name", t.name},
-                    {"state", sampler::task_state_name(t.state)},
-                    {"thread", t.os_thread_id},
-                    {"awaited_by", std::move(by)},
-                    {"frames", std::move(frames)}});
-  }
-  return {{"python_version", version},
-          {"tasks", std::move(list)},
-          {"torn", tasks.torn},
-          {"truncated", tasks.truncated},
-          {"missing", tasks.missing}};
-}
 
 // What the tree does not show, on stderr (stdout keeps pstree's shape).
 void print_notes(const sampler::AsyncTasks& tasks) {
@@ -62,7 +39,7 @@ int run_dump_async(sampler::PythonProcess& proc, const DumpOptions& options) {
     return 1;
   }
   if (options.json) {
-    std::cout << tasks_json(*tasks, proc.python_version())
+    std::cout << formats::async_tasks_to_json(*tasks, proc.python_version())
                      .dump(2, ' ', false, Json::error_handler_t::replace)
               << '\n';
   } else {

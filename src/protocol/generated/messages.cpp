@@ -34,6 +34,8 @@ std::string_view to_string(ProfilingErrorId id) {
       return "OutputFailed";
     case ProfilingErrorId::NoProfile:
       return "NoProfile";
+    case ProfilingErrorId::NoAsyncio:
+      return "NoAsyncio";
   }
   return {};  // not an enumerator
 }
@@ -246,6 +248,11 @@ fields::Check read(const fields::Reader& r, ExportProfileResponse& out) {
   return std::nullopt;
 }
 
+fields::Check read(const fields::Reader& r, AsyncTasksArguments& out) {
+  if (auto error = r.integer("pid", kMinPid, kMaxPid, "", out.pid)) return error;
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<FunctionStats> FunctionStats::parse(const Json& json) {
@@ -409,6 +416,21 @@ Json to_json(const ExportProfileResponse& value) {
   j["content"] = value.content;
   j["contentEncoding"] = to_string(value.content_encoding);
   j["sampleCount"] = value.sample_count;
+  return j;
+}
+
+Result<AsyncTasksArguments> AsyncTasksArguments::parse(const Json& json) {
+  auto object = fields::object(json, "asyncTasks arguments", true);
+  if (!object) return object.error();
+  const fields::Reader reader(**object, "asyncTasks argument");
+  AsyncTasksArguments out;
+  if (auto error = read(reader, out)) return *error;
+  return out;
+}
+
+Json to_json(const AsyncTasksArguments& value) {
+  Json j = Json::object();
+  if (value.pid) j["pid"] = *value.pid;
   return j;
 }
 

@@ -23,6 +23,7 @@ namespace dapprof::protocol {
 inline constexpr std::string_view kStartProfiling = "startProfiling";
 inline constexpr std::string_view kStopProfiling = "stopProfiling";
 inline constexpr std::string_view kExportProfile = "exportProfile";
+inline constexpr std::string_view kAsyncTasks = "asyncTasks";
 // Its events.
 inline constexpr std::string_view kProfilingData = "profilingData";
 inline constexpr std::string_view kProfilingStopped = "profilingStopped";
@@ -57,6 +58,8 @@ enum class ProfilingErrorId : int {
   OutputFailed = 2010,
   // exportProfile while the session has no run to export (none was started, or it did not start).
   NoProfile = 2011,
+  // asyncTasks on a process that has not imported asyncio: it has no tasks.
+  NoAsyncio = 2012,
 };
 std::string_view to_string(ProfilingErrorId id);
 
@@ -139,7 +142,7 @@ inline constexpr pid_t kMaxPid = 2147483647;
 inline constexpr std::size_t kMaxTopFunctions = 20;
 
 // Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, thread,
-// profilingData.
+// profilingData, taskFrame, asyncTask, asyncTasksResponse.
 namespace keys {
 namespace frame {
 inline constexpr std::string_view kFile = "file";
@@ -171,6 +174,26 @@ inline constexpr std::string_view kErrorCount = "errorCount";
 inline constexpr std::string_view kStartTime = "startTime";
 inline constexpr std::string_view kEndTime = "endTime";
 }  // namespace profiling_data
+namespace task_frame {
+inline constexpr std::string_view kName = "name";
+inline constexpr std::string_view kFile = "file";
+inline constexpr std::string_view kLine = "line";
+}  // namespace task_frame
+namespace async_task {
+inline constexpr std::string_view kId = "id";
+inline constexpr std::string_view kName = "name";
+inline constexpr std::string_view kState = "state";
+inline constexpr std::string_view kThread = "thread";
+inline constexpr std::string_view kAwaitedBy = "awaited_by";
+inline constexpr std::string_view kFrames = "frames";
+}  // namespace async_task
+namespace async_tasks_response {
+inline constexpr std::string_view kPythonVersion = "python_version";
+inline constexpr std::string_view kTasks = "tasks";
+inline constexpr std::string_view kTorn = "torn";
+inline constexpr std::string_view kTruncated = "truncated";
+inline constexpr std::string_view kMissing = "missing";
+}  // namespace async_tasks_response
 }  // namespace keys
 
 struct FunctionStats {
@@ -374,5 +397,21 @@ struct ExportProfileResponse {
   friend bool operator==(const ExportProfileResponse&, const ExportProfileResponse&) = default;
 };
 Json to_json(const ExportProfileResponse& value);
+
+// The `arguments` of an asyncTasks request: read every pending asyncio task of the debuggee (or of
+// one of its descendants) once, as `python -m asyncio pstree` would show them. The program's
+// threads are paused for the read (a few hundred ms for a thousand tasks); the session stays
+// responsive meanwhile.
+struct AsyncTasksArguments {
+  // The process to read: the debuggee (default) or one of its descendants.
+  std::optional<pid_t> pid;
+
+  // `json` is the request's "arguments" member: null or absent means all defaults, and so does a
+  // null field. Unknown fields are ignored. Each invalid field gives an error naming it, with code
+  // InvalidArgument.
+  static Result<AsyncTasksArguments> parse(const Json& json);
+  friend bool operator==(const AsyncTasksArguments&, const AsyncTasksArguments&) = default;
+};
+Json to_json(const AsyncTasksArguments& value);
 
 }  // namespace dapprof::protocol

@@ -104,6 +104,12 @@ export class ProfilingController implements vscode.Disposable {
     return s;
   }
 
+  /** The active debug session if it talks to dapprof (its initialize said supportsProfiling). */
+  dapprofSession(): vscode.DebugSession | undefined {
+    const active = vscode.debug.activeDebugSession;
+    return active && this.sessions.get(active.id)?.supportsProfiling ? active : undefined;
+  }
+
   markSupportsProfiling(session: vscode.DebugSession, stacks = false): void {
     const st = this.state(session);
     st.supportsProfiling = true;

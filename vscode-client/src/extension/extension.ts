@@ -2,6 +2,7 @@
 
 import * as vscode from 'vscode';
 import { DapprofAdapterFactory, DapprofConfigurationProvider } from './adapter';
+import { AsyncTasksView } from './async-tasks';
 import { ProfilingController } from './controller';
 import { registerProfileFileEditors } from './profile-file';
 import { registerProfileOnly } from './profile-only';
@@ -16,6 +17,7 @@ export function activate(context: vscode.ExtensionContext): ProfilingController 
     vscode.debug.registerDebugConfigurationProvider('dapprof', new DapprofConfigurationProvider()),
     ...registerProfileFileEditors(context.extensionUri),
     ...registerProfileOnly(controller, context.extensionUri.fsPath),
+    new AsyncTasksView(() => controller?.dapprofSession()),
   );
   return controller;
 }

@@ -7,6 +7,8 @@ import type { SessionProfile } from './session';
 export const CONTEXT_CAN_START = 'dapprof.canStartProfiling';
 export const CONTEXT_CAN_STOP = 'dapprof.canStopProfiling';
 export const CONTEXT_HAS_PROFILE = 'dapprof.hasProfile';
+/** The active session talks to dapprof: the asyncio Tasks view and its commands apply. */
+export const CONTEXT_ASYNC_TASKS = 'dapprof.asyncTasksAvailable';
 
 const nf = new Intl.NumberFormat('en-US');
 
@@ -36,6 +38,7 @@ export class StatusView implements vscode.Disposable {
     const st = all.find((s) => s.session.id === active?.id);
     this.setContext(CONTEXT_CAN_START, !!st && st.supportsProfiling && st.status === 'idle');
     this.setContext(CONTEXT_CAN_STOP, !!st && st.status === 'profiling');
+    this.setContext(CONTEXT_ASYNC_TASKS, !!st && st.supportsProfiling);
     // The daemon keeps a session's last run for export until the next start, and only while the
     // session lasts: a live session that started a run has a profile.
     this.setContext(CONTEXT_HAS_PROFILE, all.some((s) => s.run !== undefined));

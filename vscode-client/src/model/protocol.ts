@@ -10,6 +10,7 @@ export const COMMANDS = {
   startProfiling: 'startProfiling',
   stopProfiling: 'stopProfiling',
   exportProfile: 'exportProfile',
+  asyncTasks: 'asyncTasks',
 } as const;
 export type ProfilingCommand = (typeof COMMANDS)[keyof typeof COMMANDS];
 
@@ -105,6 +106,8 @@ export const ProfilingErrorId = {
    * exportProfile while the session has no run to export (none was started, or it did not start).
    */
   NoProfile: 2011,
+  /** asyncTasks on a process that has not imported asyncio: it has no tasks. */
+  NoAsyncio: 2012,
 } as const;
 export type ProfilingErrorIdValue =
   (typeof ProfilingErrorId)[keyof typeof ProfilingErrorId];
@@ -370,6 +373,77 @@ export interface ExportProfileResponseBody {
   sampleCount: number;
 }
 
+export interface TaskFrame {
+  /** The function's qualified name. */
+  name: string;
+  /** The code object's file name, as the interpreter has it. */
+  file: string;
+  /** The line being executed (0 when unknown). */
+  line: number;
+}
+
+export interface AsyncTask {
+  /** The task object's address in hex, as `python -m asyncio ps` shows it. */
+  id: string;
+  /** The task's name (Task.get_name()). */
+  name: string;
+  /**
+   * running: its thread's event loop is stepping it now; waiting: suspended; cancelling: cancel()
+   * was asked and it has not finished; unknown: this version does not say (see missing).
+   */
+  state: TaskState;
+  /**
+   * The Linux thread id of the thread whose event loop holds the task; 0 for the interpreter's own
+   * list (a thread that has ended).
+   */
+  thread: number;
+  /**
+   * The ids of the tasks (or other futures) awaiting this one: a TaskGroup's parent, gather's or
+   * shield's caller, a task doing `await task`.
+   */
+  awaited_by: string[];
+  /**
+   * Innermost first: the suspended coroutines, from the one the task runs down to the one it
+   * awaits; for the running task, its thread's frames down to its coroutine.
+   */
+  frames: TaskFrame[];
+}
+
+/**
+ * The `arguments` of an asyncTasks request: read every pending asyncio task of the debuggee (or of
+ * one of its descendants) once, as `python -m asyncio pstree` would show them. The program's
+ * threads are paused for the read (a few hundred ms for a thousand tasks); the session stays
+ * responsive meanwhile.
+ */
+export interface AsyncTasksArguments {
+  /** The process to read: the debuggee (default) or one of its descendants. */
+  pid?: number;
+}
+
+/**
+ * The `body` of a successful asyncTasks response: the document `dapprof dump --async --json`
+ * prints, the same keys and values. A task's children are the tasks whose awaited_by holds its id;
+ * tasks awaited by none are the roots.
+ */
+export interface AsyncTasksResponseBody {
+  /** The interpreter's version, e.g. "3.14.0". */
+  python_version: string;
+  /** Every pending task of every thread's event loop, in the order the interpreter lists them. */
+  tasks: AsyncTask[];
+  /** Tasks that changed while read (freed or moving) and are left out, as a torn stack is. */
+  torn: number;
+  /**
+   * The read stopped at its limit (100,000 tasks, or 256 coroutines in one task's chain): more
+   * tasks exist than are listed.
+   */
+  truncated: boolean;
+  /**
+   * What this version keeps that could not be read, one sentence each, for the client to show
+   * beside the tasks: the list is then not the whole picture.
+   */
+  missing: string[];
+}
+
 /** What the daemon takes for each absent startProfiling argument. */
 export const START_DEFAULTS = {
   rate: 100,
@@ -401,3 +475,8 @@ export const EXPORT_DEFAULTS = {
   format: 'speedscope',
   hideDebugger: false,
 } as const satisfies ExportProfileArguments;
+
+/** The ranges of the asyncTasks arguments that have one (inclusive). */
+export const ASYNC_RANGES = {
+  pid: { minimum: 1, maximum: 2147483647 },
+} as const;

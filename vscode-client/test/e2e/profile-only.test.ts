@@ -71,26 +71,6 @@ async function unlessError<T>(what: Promise<T>): Promise<T> {
   return Promise.race([what, error]);
 }
 
-/**
- * Runs a command of the extension from the palette. The palette lists the commands known when it
- * opens: until the workbench has read the extension's contributions (seconds after it loads on
- * a busy machine), it is opened again.
- */
-async function runExtensionCommand(title: string): Promise<void> {
-  const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first();
-  for (let i = 0; ; i++) {
-    await page.keyboard.press('Control+Shift+p');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) break;
-    assert.ok(i < 20, `the command palette never listed "${title}"`);
-    await page.keyboard.press('Escape');
-    await sleep(1000);
-  }
-  await page.keyboard.press('Enter');
-}
-
 before(async () => {
   assert.ok(DAPPROF_BIN && existsSync(DAPPROF_BIN), `DAPPROF_BIN must name the dapprof executable (got "${DAPPROF_BIN}")`);
   assert.ok(existsSync(VSIX), `${VSIX} not found: package the extension first (npm run package)`);
@@ -136,7 +116,7 @@ test('dapprof: Profile Process… lists the Python process the test started; pic
     const pid = busy.pid!;
     await sleep(500);
     assert.ok(alive(busy), 'busy.py runs');
-    await runExtensionCommand('dapprof: Profile Process…');
+    await wb.runExtensionCommand('dapprof: Profile Process…');
     // The quick pick of `dapprof ps --json`: ID and command line, user and Python version.
     const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: `/usr/bin/python3 ${program}` }).filter({ hasText: String(pid) });
     await unlessError(row.first().waitFor({ timeout: LONG }));

@@ -92,6 +92,38 @@ export class Workbench {
   }
 
   /**
+   * Runs a command of the extension from the palette. The palette lists the commands known when
+   * it opens: until the workbench has read the extension's contributions (seconds after it loads
+   * on a busy machine), it is opened again.
+   */
+  async runExtensionCommand(title: string): Promise<void> {
+    await this.openCommand(title);
+    await this.page.keyboard.press('Enter');
+  }
+
+  /** Waits until the palette lists `title` (the workbench has read every contribution), then closes it. */
+  async waitForCommand(title: string): Promise<void> {
+    await this.openCommand(title);
+    await this.page.keyboard.press('Escape');
+  }
+
+  /** The palette open on `title`, opened again until it lists it. */
+  private async openCommand(title: string): Promise<void> {
+    const page = this.page;
+    const row = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: title }).first();
+    for (let i = 0; ; i++) {
+      await page.keyboard.press('Control+Shift+p');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(`>${title}`);
+      if (await row.waitFor({ timeout: 3000 }).then(() => true, () => false)) return;
+      if (i >= 20) throw new Error(`the command palette never listed "${title}"`);
+      await page.keyboard.press('Escape');
+      await sleep(1000);
+    }
+  }
+
+  /**
    * Runs a command that asks with a quick pick, and waits until the pick shows `row`. Once in
    * CI the pick was drawn and then hidden at once (its rows in the page, the widget closed, as
    * when it loses the focus); that is logged with what had the focus, and the command is run

@@ -56,6 +56,27 @@ export class Range {
     }
   }
 }
+export class ThemeIcon {
+  constructor(readonly id: string) {}
+}
+export const TreeItemCollapsibleState = { None: 0, Collapsed: 1, Expanded: 2 };
+export class TreeItem {
+  description?: string;
+  tooltip?: string;
+  iconPath?: ThemeIcon;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  contextValue?: string;
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: number,
+  ) {}
+}
+/** A view made by createTreeView: its provider, and the message it shows above the tree. */
+export interface FakeTreeView {
+  provider: { getChildren(e?: unknown): unknown[]; getTreeItem(e: unknown): TreeItem; onDidChangeTreeData?: unknown };
+  message: string | undefined;
+  disposed: boolean;
+}
 export class ThemeColor {
   constructor(readonly id: string) {}
 }
@@ -200,6 +221,7 @@ function createState() {
     onVisibleEditorsChanged: new Emitter<FakeEditor[]>(),
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
     panels: [] as FakePanel[],
+    treeViews: new Map<string, FakeTreeView>(),
     customEditors: new Map<string, unknown>(),
     /** Lines written to output channels, by channel name; and the channels shown. */
     output: new Map<string, string[]>(),
@@ -235,6 +257,9 @@ export const vscodeStub = {
   StatusBarAlignment,
   ViewColumn,
   ThemeColor,
+  ThemeIcon,
+  TreeItem,
+  TreeItemCollapsibleState,
   MarkdownString,
   CodeLens,
   EventEmitter,
@@ -309,6 +334,19 @@ export const vscodeStub = {
       const t = { id: fake.decorationTypes.length, options, disposed: false, dispose: () => (t.disposed = true) };
       fake.decorationTypes.push(t);
       return t;
+    },
+    createTreeView(id: string, options: { treeDataProvider: FakeTreeView['provider'] }) {
+      const view: FakeTreeView = { provider: options.treeDataProvider, message: undefined, disposed: false };
+      fake.treeViews.set(id, view);
+      return {
+        set message(m: string | undefined) {
+          view.message = m;
+        },
+        get message() {
+          return view.message;
+        },
+        dispose: () => (view.disposed = true),
+      };
     },
     createWebviewPanel() {
       const receivers: Array<(m: unknown) => void> = [];

@@ -58,6 +58,8 @@ function checkStream(bodies: ProfilingDataBody[]): void {
 
 test('every schema of the protocol compiles', () => {
   assert.deepEqual(Object.keys(schemas).sort(), [
+    'asyncTasksArguments',
+    'asyncTasksResponse',
     'exportProfileArguments',
     'exportProfileResponse',
     'profilingData',
@@ -68,6 +70,12 @@ test('every schema of the protocol compiles', () => {
     'stopProfilingArguments',
     'stopProfilingResponse',
   ]);
+});
+
+test("the task document the asyncio Tasks view's tests read is a valid asyncTasks answer", () => {
+  const document = JSON.parse(readFileSync(join(clientRoot, 'test/fixtures/async-tasks-taskgroup.json'), 'utf8'));
+  validate('asyncTasksResponse', document);
+  assert.equal(document.tasks.length, 11);
 });
 
 test('the fixture streams and the random test streams are valid profilingData bodies', () => {
