@@ -51,6 +51,7 @@ void TaskReads::read(protocol::Json request, pid_t target) {
 }
 
 void TaskReads::close() {
+  mailbox_->close();
   sink_ = nullptr;
   waiting_.clear();
 }
@@ -67,13 +68,12 @@ void TaskReads::start_next() {
   reading_ = true;
   // Detached: a session that ends meanwhile must not wait for the read. What it posts holds this
   // weakly.
-  std::thread([weak = weak_from_this(), strand = strand_, read = read_, target,
+  std::thread([weak = weak_from_this(), mailbox = mailbox_, read = read_, target,
                requests = std::move(requests)]() mutable {
     auto answer = read(target);
-    asio::post(strand,
-               [weak, requests = std::move(requests), answer = std::move(answer)]() mutable {
-                 if (auto self = weak.lock()) self->on_read(std::move(requests), std::move(answer));
-               });
+    mailbox->post([weak, requests = std::move(requests), answer = std::move(answer)]() mutable {
+      if (auto self = weak.lock()) self->on_read(std::move(requests), std::move(answer));
+    });
   }).detach();
 }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "adapter/profiling/sink.hpp"
+#include "adapter/strand_mailbox.hpp"
 #include "protocol/envelope.hpp"
 
 namespace dapprof::adapter {
@@ -41,6 +42,7 @@ class TaskReads : public std::enable_shared_from_this<TaskReads> {
   void read(protocol::Json request, pid_t target);
   // The session is over: waiting requests are dropped, the sink is never used again.
   void close();
+  ~TaskReads() { mailbox_->close(); }
 
  private:
   struct Waiting {
@@ -51,6 +53,8 @@ class TaskReads : public std::enable_shared_from_this<TaskReads> {
   void on_read(std::vector<protocol::Json> requests, TasksAnswer answer);
 
   Executor strand_;
+  // Where the reading thread posts its answer (see StrandMailbox): closed by close().
+  std::shared_ptr<StrandMailbox> mailbox_ = StrandMailbox::open(strand_);
   profiling::Sink* sink_;
   ReadTasks read_;
   std::vector<Waiting> waiting_;

@@ -75,19 +75,19 @@ void Run::start(Json request, const protocol::StartProfilingArguments& arguments
   const sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
   // Detached: a session that ends meanwhile must not wait for an attach. What it posts holds the
   // run weakly; a sampler nobody takes is stopped by its destructor.
-  std::thread([weak = weak_from_this(), strand = strand_, generation, recording = recording_,
+  std::thread([weak = weak_from_this(), mailbox = mailbox_, generation, recording = recording_,
                target, options, start_sampler = config_.start_sampler] {
-    auto on_stop = [weak, strand, generation, recording](sampler::StopReason reason,
-                                                         const std::string& message) {
+    auto on_stop = [weak, mailbox, generation, recording](sampler::StopReason reason,
+                                                          const std::string& message) {
       recording->sampler_stopped(reason, message);
-      asio::post(strand, [weak, generation] {
+      mailbox->post([weak, generation] {
         if (auto self = weak.lock()) self->on_sampler_ended(generation);
       });
     };
     auto sampler = start_sampler(
         target, options, [recording](model::Snapshot&& s) { recording->add(std::move(s)); },
         std::move(on_stop));
-    asio::post(strand, [weak, generation, sampler = std::move(sampler)]() mutable {
+    mailbox->post([weak, generation, sampler = std::move(sampler)]() mutable {
       if (auto self = weak.lock()) self->on_attached(generation, std::move(sampler));
     });
   }).detach();
@@ -232,6 +232,7 @@ void Run::end(StoppedReason reason) {
 
 void Run::close() {
   ++generation_;
+  mailbox_->close();
   flush_timer_.cancel();
   retry_timer_.cancel();
   if (sampler_) sampler_->stop();

@@ -26,6 +26,7 @@
 
 #include "adapter/profiling/recording.hpp"
 #include "adapter/profiling/sink.hpp"
+#include "adapter/strand_mailbox.hpp"
 #include "protocol/messages.hpp"
 #include "sampler/sampler.hpp"
 
@@ -79,6 +80,8 @@ class Run : public std::enable_shared_from_this<Run> {
   void arm_retry();
 
   Executor strand_;
+  // Where the attach thread posts its result (see StrandMailbox): closed by close().
+  std::shared_ptr<StrandMailbox> mailbox_ = StrandMailbox::open(strand_);
   Sink* sink_;
   Config config_;
   State state_ = State::Idle;
@@ -90,7 +93,7 @@ class Run : public std::enable_shared_from_this<Run> {
   std::optional<Json> pending_start_;  // Attaching: answered once attached
   std::optional<Json> deferred_stop_;  // Attaching: a stopProfiling that came meanwhile
   std::optional<protocol::StopProfilingArguments> deferred_stop_arguments_;
-  bool collected_ = false;             // Ended: a stopProfiling has answered with the summary
+  bool collected_ = false;  // Ended: a stopProfiling has answered with the summary
   asio::steady_timer flush_timer_;
   asio::steady_timer retry_timer_;
   bool retry_armed_ = false;

@@ -7,8 +7,12 @@
 //   command "dapprof: Show asyncio Tasks" reveals the view in Run and Debug with the program's
 //   tasks as the daemon read them: Task-1 at the top, the handlers under it, their fetch tasks
 //   under each once expanded; a click on a frame opens the program at that line.
-// - The same program on Debian's python3 (3.11), whose tasks dapprof does not read: the view
-//   shows the daemon's message.
+// - The same program on Debian's python3 (3.11), whose tasks dapprof reads from asyncio's own
+//   registries: the view shows its two tasks, one under the other.
+// - With dapprof.profiling.async set to "all", Start Profiling on the 3.14 program: the flame
+//   graph panel's "By task" view has the program's tasks at its roots, the tasks awaiting others
+//   above those they await, and "Waiting tasks" (on) shows the waiting fetch tasks; off, only
+//   the running cpu task remains.
 //
 // Screenshots go to build/e2e-screenshots/ of the repository as async-tasks-NN-NAME.png.
 // Inputs (environment): as e2e.test.ts (scripts/e2e.sh sets them), with its run directory in
@@ -20,7 +24,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { CodeServer } from './code-server';
 import { CHROMIUM, CODE_SERVER_BIN, DAPPROF_BIN, LONG, repoRoot, RUN_DIR, SHOTS, STEP, VSIX } from './paths';
@@ -100,7 +104,7 @@ before(async () => {
   if (typeof rooted !== 'string')
     configurations.push({ type: 'dapprof', request: 'launch', name: ROOTED, program: '${workspaceFolder}/tasks.py', args: ['taskgroup'], python: rooted.innerPath, console: 'internalConsole', debugServer: rootPort });
   writeFileSync(join(workspace, '.vscode', 'launch.json'), JSON.stringify({ version: '0.2.0', configurations }, null, 2));
-  server = new CodeServer({ bin: CODE_SERVER_BIN, runDir: RUN, userSettings: WORKBENCH_SETTINGS, machineSettings: { 'dapprof.path': DAPPROF_BIN } });
+  server = new CodeServer({ bin: CODE_SERVER_BIN, runDir: RUN, userSettings: { ...WORKBENCH_SETTINGS, 'dapprof.profiling.async': 'all' }, machineSettings: { 'dapprof.path': DAPPROF_BIN } });
   assert.match(server.installExtension(VSIX), /successfully installed/);
   await server.start(workspace, LONG);
   note(`code-server answers at ${server.url}`);
@@ -172,26 +176,92 @@ test(`dapprof: Show asyncio Tasks shows the tasks of a program on ${ROOT_LABEL},
   });
 });
 
-test("the tasks of a version dapprof does not read: the view shows the daemon's message", async (t) => {
-  await step(t, 'async-tasks-unsupported', async () => {
+test('the tasks of a program on Debian\'s 3.11, read from asyncio\'s own registries', async (t) => {
+  await step(t, 'async-tasks-3.11', async () => {
     await startSession(DEBIAN);
     await wb.runExtensionCommand('dapprof: Show asyncio Tasks');
-    // Today the sampler reads the tasks of 3.14 and newer: the daemon's refusal. Should it come
-    // to read 3.11's, the view shows the program's two tasks instead.
-    const message = tasksPane().locator('.monaco-list-row').filter({ hasText: 'asyncio tasks of CPython 3.14' }).first();
-    const shown = await Promise.race([
-      message.waitFor({ timeout: LONG }).then(() => 'message'),
-      row('awaiting').waitFor({ timeout: LONG }).then(() => 'tasks'),
-    ]);
-    if (shown === 'message') {
-      const text = (await message.innerText()).replace(/\s+/g, ' ');
-      note(`the view says: ${text}`);
-      assert.match(text, /runs Python 3\.11\./);
-    } else {
-      await row('awaited').waitFor({ timeout: STEP });
-      note('the sampler read the tasks of 3.11');
+    await tasksPane().waitFor({ timeout: LONG });
+    for (let i = 0; !(await row('awaiting').isVisible()); i++) {
+      assert.ok(i < 20, `the view never showed the task "awaiting": ${(await tasksPane().innerText()).slice(0, 500)}`);
+      await page.waitForTimeout(1000);
+      await tasksPane().hover();
+      await tasksPane().locator('.action-label[aria-label^="Refresh asyncio Tasks"]').click();
+      await page.waitForTimeout(500);
     }
-    await screenshot('tasks-unsupported');
+    assert.match((await tasksPane().innerText()).replace(/\s+/g, ' '), /\(Python 3\.11\.\d+\)/);
+    await row('awaiting').click();
+    await row('awaited').waitFor({ timeout: STEP });
+    await screenshot('tasks-3.11');
+    await endSession();
+  });
+});
+
+/** The root nodes of the flame graph panel's tree, as the page's model names them. */
+async function roots(frame: Frame): Promise<Array<{ function: string; task?: string; total: number }>> {
+  return frame.evaluate(() => {
+    const app = (window as any).__dapprof;
+    return [...(app.graph.tree?.root?.children?.values() ?? [])].map((n: any) => {
+      const info = app.model.keyInfo(app.groupBy, n.key);
+      return { function: info.function, task: info.task, total: n.total };
+    });
+  });
+}
+
+test(`the flame graph panel's By task view of a live run on ${ROOT_LABEL} sampled by task`, async (t) => {
+  if (typeof rooted === 'string') return t.skip(rooted);
+  await step(t, 'async-by-task', async () => {
+    if (!rootServing) {
+      rootServing = spawn(DAPPROF_BIN, ['serve', '--listen', `127.0.0.1:${rootPort}`, '--python', rooted.path, '--log-level', 'warn'], { stdio: 'ignore' });
+      await waitForListening(rootPort);
+    }
+    await startSession(ROOTED);
+    await wb.toolbarButton('Start Profiling').click();
+    await wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG });
+    await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
+    const flame = await wb.flame(program, STEP);
+    // Samples of the running task and of every waiting one.
+    await flame.frame.waitForFunction(
+      () => {
+        const app = (window as any).__dapprof;
+        const tasks = new Set(app.model.frames.filter((f: any) => f.task).map((f: any) => f.function));
+        return app.state === 'live' && tasks.has('cpu') && tasks.has('fetch-2-1') && app.model.totals.sampleCount >= 100;
+      },
+      undefined,
+      { timeout: LONG, polling: 250 },
+    );
+    const byTask = flame.frame.getByLabel('By task');
+    const waiting = flame.frame.getByLabel('Waiting tasks');
+    assert.ok(await waiting.isEnabled(), 'the run samples waiting tasks ("all")');
+    if (!(await byTask.isChecked())) await byTask.check();
+    if (!(await waiting.isChecked())) await waiting.check();
+    // Roots are tasks: Task-1, which every other task of the program is under (a sample of the
+    // loop between two tasks has no task, and keeps its thread's stack).
+    await flame.frame.waitForFunction(() => {
+      const app = (window as any).__dapprof;
+      const kids = [...(app.graph.tree?.root?.children?.values() ?? [])];
+      return kids.some((n: any) => app.model.keyInfo(app.groupBy, n.key).task);
+    }, undefined, { timeout: STEP, polling: 250 });
+    const withWaiting = await roots(flame.frame);
+    const tasks = withWaiting.filter((r) => r.task);
+    assert.deepEqual([...new Set(tasks.map((r) => r.function))], ['Task-1'], JSON.stringify(withWaiting));
+    const all = withWaiting.reduce((sum, r) => sum + r.total, 0);
+    assert.ok(tasks.reduce((sum, r) => sum + r.total, 0) >= 0.9 * all, JSON.stringify(withWaiting));
+    await screenshot('flame-by-task');
+    // Without waiting tasks: what ran, the cpu task under Task-1, far fewer samples.
+    await waiting.uncheck();
+    await flame.frame.waitForFunction(
+      (before) => {
+        const app = (window as any).__dapprof;
+        const kids = [...(app.graph.tree?.root?.children?.values() ?? [])];
+        const total = kids.reduce((sum: number, n: any) => sum + n.total, 0);
+        return total > 0 && total < before / 3;
+      },
+      withWaiting.reduce((sum, r) => sum + r.total, 0),
+      { timeout: STEP, polling: 250 },
+    );
+    await screenshot('flame-by-task-running');
+    await wb.toolbarButton('Stop Profiling').click();
+    await flame.waitForState('Stopped');
     await endSession();
   });
 });
