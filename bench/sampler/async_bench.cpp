@@ -24,6 +24,7 @@
 #include <regex>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "../common/harness.hpp"
@@ -140,11 +141,14 @@ int main(int argc, char** argv) {
   double seconds = 3;
   int rounds = 3, depth = 20, waiting = 100;
   std::vector<std::string> labels{"sid-3.14", "sid-3.15"};
+  std::vector<std::string> only;
   app.add_option("--seconds", seconds, "Seconds per run")->check(CLI::PositiveNumber);
   app.add_option("--rounds", rounds, "Interleaved rounds")->check(CLI::PositiveNumber);
   app.add_option("--depth", depth, "Frames of the running task")->check(CLI::PositiveNumber);
   app.add_option("--waiting", waiting, "Waiting tasks")->check(CLI::NonNegativeNumber);
   app.add_option("--python", labels, "Interpreters, by tests/support/pythons.py label");
+  app.add_option("--only", only, "Runs to make (plain, running, all, cpython), for profiling one")
+      ->check(CLI::IsMember({"plain", "running", "all", "cpython"}));
   CLI11_PARSE(app, argc, argv);
 
   const std::string work = std::string(DAPPROF_SOURCE_DIR) + "/bench/sampler/async_work.py";
@@ -160,11 +164,15 @@ int main(int argc, char** argv) {
                interp.label, depth, waiting, rounds, seconds);
     std::map<std::string, std::vector<Run>> runs;
     for (int r = 0; r < rounds; ++r) {
-      for (auto [name, mode] : {std::pair{"dapprof plain", AsyncMode::Off},
-                                std::pair{"dapprof running", AsyncMode::Running},
-                                std::pair{"dapprof all", AsyncMode::All}})
-        if (auto run = dapprof_run(target.pid(), mode, seconds)) runs[name].push_back(*run);
-      if (!cpython) continue;
+      const auto wanted = [&](const char* what) {
+        return only.empty() || std::find(only.begin(), only.end(), what) != only.end();
+      };
+      for (auto [name, mode, what] : {std::tuple{"dapprof plain", AsyncMode::Off, "plain"},
+                                      std::tuple{"dapprof running", AsyncMode::Running, "running"},
+                                      std::tuple{"dapprof all", AsyncMode::All, "all"}})
+        if (wanted(what))
+          if (auto run = dapprof_run(target.pid(), mode, seconds)) runs[name].push_back(*run);
+      if (!cpython || !wanted("cpython")) continue;
       for (bool all : {false, true})
         if (auto run = cpython_run(interp.path, target.pid(), all, seconds))
           runs[all ? "CPython all" : "CPython running"].push_back(*run);

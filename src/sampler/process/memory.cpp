@@ -63,6 +63,13 @@ Status ProcessMemory::read_ahead(Address addr, void* out, std::size_t size) cons
   return transfer(std::span<const Chunk>(&chunk, 1));
 }
 
+void ProcessMemory::read_each(std::span<const Chunk> chunks, std::vector<char>& failed) const {
+  failed.assign(chunks.size(), 0);
+  if (chunks.empty() || read_many(chunks)) return;
+  for (std::size_t i = 0; i < chunks.size(); ++i)
+    if (!read(chunks[i].addr, chunks[i].out, chunks[i].size)) failed[i] = 1;
+}
+
 Status ProcessMemory::read_many(std::span<const Chunk> chunks) const {
   if (!sample_) return transfer(chunks);
   pending_.clear();

@@ -53,6 +53,9 @@ class ProcessMemory {
 
   // Several reads in one system call (one iovec each).
   Status read_many(std::span<const Chunk> chunks) const;
+  // Each of `chunks`, in one system call where all are readable, else one by one: failed[i] is
+  // set for each that could not be read (an object freed and its memory unmapped meanwhile).
+  void read_each(std::span<const Chunk> chunks, std::vector<char>& failed) const;
   // How many of `chunks`, from the first, were read whole (the transfer stops at the first
   // unmapped one). Never served from a sample's bytes, never noted: for SampleReads itself.
   std::size_t read_prefix(std::span<const Chunk> chunks) const;

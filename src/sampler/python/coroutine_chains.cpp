@@ -25,13 +25,6 @@ struct Chain {
 
 }  // namespace
 
-void CoroutineChains::read_all(const std::vector<Chunk>& chunks, std::vector<char>& failed) const {
-  failed.assign(chunks.size(), 0);
-  if (chunks.empty() || objects_.memory().read_many(chunks)) return;
-  for (std::size_t i = 0; i < chunks.size(); ++i)
-    if (!objects_.memory().read(chunks[i].addr, chunks[i].out, chunks[i].size)) failed[i] = 1;
-}
-
 std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
     const std::vector<Address>& coros, std::size_t max_length, bool& truncated) {
   const Layout& l = objects_.layout();
@@ -63,7 +56,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
     chunks.clear();
     for (std::size_t k = 0; k < active.size(); ++k)
       chunks.push_back({chains[active[k]].next, bytes.data() + k * gen_len, gen_len});
-    read_all(chunks, failed);
+    objects_.memory().read_each(chunks, failed);
     std::vector<std::size_t> framed;
     for (std::size_t k = 0; k < active.size(); ++k) {
       Chain& c = chains[active[k]];
@@ -94,7 +87,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
     chunks.clear();
     for (std::size_t k = 0; k < framed.size(); ++k)
       chunks.push_back({chains[framed[k]].code, bytes.data() + k * l.code_size, l.code_size});
-    read_all(chunks, failed);
+    objects_.memory().read_each(chunks, failed);
     std::vector<std::size_t> awaiting;
     for (std::size_t k = 0; k < framed.size(); ++k) {
       Chain& c = chains[framed[k]];
@@ -123,7 +116,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
       Chain& c = chains[i];
       chunks.push_back({c.stackpointer - 8 * await_depth(l), &c.awaited, sizeof(Address)});
     }
-    read_all(chunks, failed);
+    objects_.memory().read_each(chunks, failed);
     for (std::size_t k = 0; k < awaiting.size(); ++k) {
       Chain& c = chains[awaiting[k]];
       if (failed[k]) {

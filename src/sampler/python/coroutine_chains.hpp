@@ -26,11 +26,6 @@ class CoroutineChains {
                                                       std::size_t max_length, bool& truncated);
 
  private:
-  // Reads every chunk, in one batch where it can; failed[i] is set for each chunk that could not
-  // be read (its object was freed and its memory unmapped, or the address was garbage).
-  void read_all(const std::vector<process::ProcessMemory::Chunk>& chunks,
-                std::vector<char>& failed) const;
-
   const Objects& objects_;
   StackWalker& walker_;
 };

@@ -35,14 +35,6 @@ struct LegacyCoroutineChains::Chain {
   Address awaited = 0;
 };
 
-void LegacyCoroutineChains::read_all(const std::vector<Chunk>& chunks,
-                                     std::vector<char>& failed) const {
-  failed.assign(chunks.size(), 0);
-  if (chunks.empty() || objects_.memory().read_many(chunks)) return;
-  for (std::size_t i = 0; i < chunks.size(); ++i)
-    if (!objects_.memory().read(chunks[i].addr, chunks[i].out, chunks[i].size)) failed[i] = 1;
-}
-
 Result<Address> LegacyCoroutineChains::frame_of(Address coro) const {
   const Layout& l = objects_.layout();
   if (!old_frames(l)) return coro + l.gen_iframe;
@@ -98,7 +90,7 @@ void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
   std::vector<char> failed;
   for (std::size_t k = 0; k < active.size(); ++k)
     chunks.push_back({chains[active[k]].next, bytes.data() + k * gen_len, gen_len});
-  read_all(chunks, failed);
+  objects_.memory().read_each(chunks, failed);
   std::vector<std::size_t> framed;
   for (std::size_t k = 0; k < active.size(); ++k) {
     Chain& c = chains[active[k]];
@@ -151,7 +143,7 @@ void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
     chunks.clear();
     for (std::size_t k = 0; k < framed.size(); ++k)
       chunks.push_back({chains[framed[k]].frame, bytes.data() + k * l.frame_size, l.frame_size});
-    read_all(chunks, failed);
+    objects_.memory().read_each(chunks, failed);
     std::vector<std::size_t> read;
     for (std::size_t k = 0; k < framed.size(); ++k) {
       Chain& c = chains[framed[k]];
@@ -186,7 +178,7 @@ void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
   chunks.clear();
   for (std::size_t k = 0; k < framed.size(); ++k)
     chunks.push_back({chains[framed[k]].code, bytes.data() + k * l.code_size, l.code_size});
-  read_all(chunks, failed);
+  objects_.memory().read_each(chunks, failed);
   std::vector<std::size_t> awaiting;
   for (std::size_t k = 0; k < framed.size(); ++k) {
     Chain& c = chains[framed[k]];
@@ -236,7 +228,7 @@ void LegacyCoroutineChains::read_awaited(std::vector<Chain>& chains,
     }
   }
   std::vector<char> failed;
-  read_all(chunks, failed);
+  objects_.memory().read_each(chunks, failed);
   for (std::size_t n = 0; n < awaiting.size(); ++n) {
     Chain& c = chains[awaiting[n]];
     if (c.error) continue;

@@ -37,9 +37,6 @@ class LegacyCoroutineChains {
 
  private:
   struct Chain;
-  // Reads every chunk, in one batch where it can; failed[i] is set for each that could not be.
-  void read_all(const std::vector<process::ProcessMemory::Chunk>& chunks,
-                std::vector<char>& failed) const;
   // One level: the coroutines each active chain is at, up to their frames' code and lines; then
   // what each awaits, which is where the next level starts.
   void read_level(std::vector<Chain>& chains, const std::vector<std::size_t>& active);

@@ -97,7 +97,8 @@ class PythonProcessImpl final : public PythonProcess {
     Result<model::Snapshot> snap = Error{};
     try {
       snap = consistent_snapshot();
-      if (snap && tasks_sampling_)
+      // With native frames the tasks are read once the stacks are merged (see take()).
+      if (snap && tasks_sampling_ && native_)
         if (auto s = tasks_sampling_->apply(*snap, sampled_, thread_infos_); !s) snap = s.error();
     } catch (const std::exception& e) {
       // Nothing read from a running target may bring the profiler down; a bug that throws
@@ -214,6 +215,10 @@ class PythonProcessImpl final : public PythonProcess {
       if (*kept && !snap.threads.back().frames.empty())
         walker_.add_checks(tops, expected, kCheckedCallers);
     }
+    // The tasks are read within the sample, so that their reads join its plan: the next
+    // sample fetches them with the stacks, in its one system call, and they are of its instant.
+    if (tasks_sampling_ && !native_)
+      if (auto s = tasks_sampling_->apply(snap, sampled_, thread_infos_); !s) return s.error();
     // Bytes read after the fetch are of a later instant than those it served: a stack that
     // reached past the fetch may mix the two, whatever its top frame says.
     if (mode == Read::Validated && !sample_reads_.complete())

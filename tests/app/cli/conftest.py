@@ -83,6 +83,42 @@ def target(start_target) -> Target:
     return start_target()
 
 
+ASYNCIO_FIXTURE = HERE.parents[1] / "fixtures" / "asyncio_tasks.py"
+
+
+class AsyncioProgram:
+    """tests/fixtures/asyncio_tasks.py running a scenario; `truth` is what it says of itself."""
+
+    def __init__(self, interp, scenario: str, *args: str):
+        self.proc = subprocess.Popen([interp.path, str(ASYNCIO_FIXTURE), scenario, *args],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = read_line(self.proc.stdout, 60)
+        assert line, self.proc.stderr.read()
+        self.truth = json.loads(line)
+
+    def stop(self):
+        self.proc.kill()
+        self.proc.communicate(timeout=30)
+
+
+@pytest.fixture
+def program():
+    """program(interp, scenario, *args): an AsyncioProgram, skipped where the scenario says so
+    (a version without what it needs), stopped after the test."""
+    started = []
+
+    def start(interp, scenario, *args):
+        p = AsyncioProgram(interp, scenario, *args)
+        started.append(p)
+        if "skip" in p.truth:
+            pytest.skip(p.truth["skip"])
+        return p
+
+    yield start
+    for p in started:
+        p.stop()
+
+
 def run(cmd: list[str], timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8",
                           errors="replace", timeout=timeout, **kwargs)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,7 +16,6 @@ from conftest import pythons, read_line, run
 
 import subprocess
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "asyncio_tasks.py"
 SCENARIOS = ["taskgroup", "gather", "shield", "direct", "shared", "eager", "cancel", "threads",
              "spin", "many"]
 # Tasks that run in turns: between two reads they may have moved, so only the outermost frame
@@ -51,35 +49,6 @@ def expected_missing(interp) -> list:
     v = "%d.%d" % interp.version[:2]
     return [f"Python {v} keeps no count of cancel() requests (Task.cancelling() is 3.11's): a "
             "task cancelled while it awaited and still cleaning up shows as waiting"]
-
-
-class Program:
-    def __init__(self, interp, scenario: str, *args: str):
-        self.proc = subprocess.Popen([interp.path, str(FIXTURE), scenario, *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = read_line(self.proc.stdout, 60)
-        assert line, self.proc.stderr.read()
-        self.truth = json.loads(line)
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.communicate(timeout=30)
-
-
-@pytest.fixture
-def program():
-    started = []
-
-    def start(interp, scenario, *args):
-        p = Program(interp, scenario, *args)
-        started.append(p)
-        if "skip" in p.truth:
-            pytest.skip(p.truth["skip"])
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
 
 
 def dump_async(dapprof, pid, *flags):

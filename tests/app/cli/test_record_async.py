@@ -5,50 +5,17 @@ sampler (`python -m profiling.sampling attach --async-aware --async-mode all`) f
 process. 3.8-3.13 sample by task too (from asyncio's own registries); 3.7 is refused."""
 from __future__ import annotations
 
-import json
-import subprocess
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-from conftest import pythons, read_line, run
+from conftest import pythons, run
 
-FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "asyncio_tasks.py"
 LOOP = "(event loop)"
 
 
 def by_task(interp) -> bool:
     return interp.version[:2] >= (3, 8)
-
-
-class Program:
-    def __init__(self, interp, scenario: str):
-        self.proc = subprocess.Popen([interp.path, str(FIXTURE), scenario],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = read_line(self.proc.stdout, 60)
-        assert line, self.proc.stderr.read()
-        self.truth = json.loads(line)
-
-    def stop(self):
-        self.proc.kill()
-        self.proc.communicate(timeout=30)
-
-
-@pytest.fixture
-def program():
-    started = []
-
-    def start(interp, scenario):
-        p = Program(interp, scenario)
-        started.append(p)
-        if "skip" in p.truth:
-            pytest.skip(p.truth["skip"])
-        return p
-
-    yield start
-    for p in started:
-        p.stop()
 
 
 def collapsed(dapprof, pid, tmp_path, *flags, seconds="2", rate="200") -> Counter:

@@ -21,12 +21,11 @@
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
 import type { Browser, Frame, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
-import { CodeServer } from './code-server';
+import { CodeServer, freePort } from './code-server';
 import { CHROMIUM, CODE_SERVER_BIN, DAPPROF_BIN, LONG, repoRoot, RUN_DIR, SHOTS, STEP, VSIX } from './paths';
 import { assertNoExtensionErrors, Steps } from './steps';
 import { openWorkbench, waitForListening, Workbench } from './workbench';
@@ -52,17 +51,6 @@ const steps = new Steps('e2e async-tasks', SHOTS, 'async-tasks-', () => page);
 const note = (what: string) => steps.note(what);
 const screenshot = (name: string) => steps.screenshot(name);
 const step = (t: TestContext, name: string, body: () => Promise<void>) => steps.step(t, name, body);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** The view's pane in the Run and Debug container. */
 function tasksPane(): Locator {

@@ -3,6 +3,7 @@
 // as the leader of a process group of its own, so that stopping it also ends its extension host,
 // file watcher, the debug adapter and debugpy's launcher.
 
+import { createServer } from 'node:net';
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -154,4 +155,16 @@ export async function pngPixel(decoder: Page, png: Buffer, x: number, y: number)
     },
     [png.toString('base64'), Math.round(x), Math.round(y)] as const,
   );
+}
+
+/** A free loopback port (for a program listening with debugpy --listen, a dapprof serve). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+  });
 }

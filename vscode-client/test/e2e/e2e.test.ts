@@ -23,14 +23,13 @@
 
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test, TestContext } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { nodeRgb } from '../../src/webview/theme';
 import { launchChromium } from '../support/chromium';
-import { CodeServer, pngPixel, sleep } from './code-server';
+import { CodeServer, freePort, pngPixel, sleep } from './code-server';
 import { CHROMIUM, clientRoot, CODE_SERVER_BIN, DAPPROF_BIN, LONG, repoRoot, RUN_DIR, SHOTS, STEP, VSIX } from './paths';
 import { assertNoExtensionErrors, Steps } from './steps';
 import { FlameView, openWorkbench, waitForListening, Workbench } from './workbench';
@@ -58,18 +57,6 @@ function functionLines(name: string): [number, number] {
   while (end < source.length && (source[end] === '' || source[end].startsWith(' '))) end++;
   while (source[end - 1] === '') end--;
   return [start + 1, end];
-}
-
-/** A free loopback port, for the program that waits for a debugger with debugpy --listen. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 let listenPort = 0;
