@@ -190,11 +190,12 @@ int main(int argc, char** argv) {
                  med(who, &Run::cpu_us), med(who, &Run::stacks));
     }
     const double plain = med("dapprof plain", &Run::cpu_us);
-    if (plain > 0)
+    if (plain > 0 && !runs["dapprof running"].empty() && !runs["dapprof all"].empty())
       fmt::print("  running / plain CPU per sample: {:.2f} (goal ≤ 1.30); all / plain: {:.2f}\n",
                  med("dapprof running", &Run::cpu_us) / plain,
                  med("dapprof all", &Run::cpu_us) / plain);
-    if (cpython && !runs["CPython running"].empty())
+    if (cpython && !runs["CPython running"].empty() && !runs["CPython all"].empty() &&
+        !runs["dapprof running"].empty() && !runs["dapprof all"].empty())
       fmt::print("  dapprof / CPython CPU per sample: running {:.2f}, all {:.2f}\n",
                  med("dapprof running", &Run::cpu_us) / med("CPython running", &Run::cpu_us),
                  med("dapprof all", &Run::cpu_us) / med("CPython all", &Run::cpu_us));

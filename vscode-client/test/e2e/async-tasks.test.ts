@@ -72,7 +72,7 @@ async function startSession(name: string): Promise<void> {
 }
 
 async function endSession(): Promise<void> {
-  await wb.toolbarButton('Stop').click();
+  await wb.toolbarButton('Stop (').click();
   await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
 }
 
