@@ -30,9 +30,9 @@ def chains(stream) -> collections.Counter:
     return out
 
 
-def run(procs, interp, arguments: dict, seconds=1.5):
+def run(procs, interp, arguments: dict, seconds=1.5, scenario="taskgroup"):
     proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
-    launch(client, ["taskgroup"], python=interp.inner_path, program=FIXTURE)
+    launch(client, [scenario], python=interp.inner_path, program=FIXTURE)
     time.sleep(1.0)  # the scenario's tasks in place
     after = len(client.received)
     body = start_profiling(client, rate=100, **arguments)
@@ -76,6 +76,18 @@ def test_all_mode_live_adds_waiting_tasks(procs, interp):
                      (f"fetch-{h}-{i}", "waiting"))
             assert seen[chain] > 0, seen
     assert any(c[-1] == ("cpu", "running") for c in seen if c), seen
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_every_version_live(procs, interp):
+    # "direct": Task-1 awaits the task "awaiting", which awaits the task "awaited"; the tasks
+    # come from .AsyncioDebug (3.14+) or asyncio's own registries (3.8-3.13).
+    body, stream = run(procs, interp, {"async": "all"}, seconds=1.0, scenario="direct")
+    assert body["async"] == "all"
+    seen = chains(stream)
+    leaf = (("Task-1", "waiting"), ("awaiting", "waiting"), ("awaited", "waiting"))
+    assert seen[leaf] >= 50, seen
+    assert set(seen) - {()} == {leaf}, seen
 
 
 def test_bad_async_mode_is_refused_and_the_session_goes_on(procs):

@@ -141,7 +141,9 @@ Result<bool> LegacyAsyncioReader::read_interpreter(Address interp, Address modul
   LegacyCoroutineChains chains(objects_, walker_);
   std::unordered_map<Address, std::pair<std::uint64_t, std::vector<model::Frame>>> running;
   std::vector<std::pair<std::vector<model::Frame>, std::vector<StackWalker::FrameAt>>> stacks;
-  for (const auto& [loop, task] : reg->current) {
+  for (const auto& current : reg->current) {
+    // (Not a structured binding: clang 14, of the fuzz build, cannot capture one.)
+    const Address task = current.second;
     const auto it = std::find_if(tasks->begin(), tasks->end(),
                                  [&](const LegacyTask& t) { return t.id == task; });
     if (it == tasks->end()) continue;
