@@ -57,6 +57,7 @@ std::string build_id_of(const ElfSymbols& module) {
 std::optional<DebugLink> debug_link_of(const ElfSymbols& module) {
   // The file name, NUL-terminated and padded to 4 bytes, then its CRC-32.
   const auto section = module.section(".gnu_debuglink");
+  if (section.empty()) return std::nullopt;
   const auto* begin = reinterpret_cast<const char*>(section.data());
   const std::size_t len = strnlen(begin, section.size());
   const std::size_t crc_at = (len + 1 + 3) & ~std::size_t{3};
@@ -112,15 +113,23 @@ Result<ElfSymbols> open_debug_file(pid_t pid, const std::string& module_path,
                                    const ElfSymbols& module) {
   const std::string build_id = build_id_of(module);
   const auto link = debug_link_of(module);
-  const auto candidates = debug_file_candidates(module_path, build_id, link, debug_dirs());
+  const auto dirs = debug_dirs();
+  const auto candidates = debug_file_candidates(module_path, build_id, link, dirs);
   const std::string root = fmt::format("/proc/{}/root", pid);
-  for (const auto& candidate : candidates) {
+  // A file found by build id must have that build id; one found by debuglink must have its CRC,
+  // as GDB checks: the CRC covers the whole file, the build id only what the linker hashed.
+  const std::size_t by_build_id =
+      candidates.size() - (link ? debug_file_candidates(module_path, "", link, dirs).size() : 0);
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const std::string& candidate = candidates[i];
+    const bool by_id = i < by_build_id;
     // The target's view first (a container's own debug files), then this machine's: either is
     // right if it matches the module, which is checked.
     for (const std::string& path : {root + candidate, candidate}) {
       if (candidate == module_path) continue;  // a debuglink naming the module itself
       auto file = ElfSymbols::open(path);
-      if (file && matches(*file, build_id, link)) return file;
+      if (file && (by_id ? matches(*file, build_id, std::nullopt) : matches(*file, "", link)))
+        return file;
     }
   }
   return Error{fmt::format("no debug file for {} (build id {}{})", module_path,

@@ -40,7 +40,8 @@ std::vector<std::string> debug_file_candidates(const std::string& module_path,
 Result<ElfSymbols> open_debug_file(pid_t pid, const std::string& module_path,
                                    const ElfSymbols& module);
 
-// Whether `file` is the debug file of a module with `build_id` (if not empty) or `link`.
+// Whether `file` is the debug file of a module with `build_id` (if not empty: the same build id),
+// else of `link` (the same CRC).
 bool matches(const ElfSymbols& file, const std::string& build_id,
              const std::optional<DebugLink>& link);
 

@@ -135,6 +135,28 @@ std::optional<ElfSymbols::Function> ElfSymbols::function_at(std::uint64_t vaddr)
   return Function{{}, start};
 }
 
+std::span<const std::byte> ElfSymbols::code_at(std::uint64_t vaddr, std::uint64_t size) const {
+  for (const auto& l : loads_) {
+    if (vaddr < l.vaddr || vaddr - l.vaddr >= l.filesz) continue;
+    const std::uint64_t offset = vaddr - l.vaddr + l.offset;
+    if (offset >= bytes_.size()) return {};
+    const std::uint64_t n =
+        std::min({size, l.filesz - (vaddr - l.vaddr), std::uint64_t{bytes_.size()} - offset});
+    return bytes_.subspan(offset, n);
+  }
+  return {};
+}
+
+bool ElfSymbols::is_function_start(std::uint64_t vaddr) const {
+  return std::binary_search(fdes_.begin(), fdes_.end(), vaddr);
+}
+
+std::optional<std::uint64_t> ElfSymbols::next_function_start(std::uint64_t vaddr) const {
+  const auto it = std::upper_bound(fdes_.begin(), fdes_.end(), vaddr);
+  if (it == fdes_.end()) return std::nullopt;
+  return *it;
+}
+
 std::span<const std::byte> ElfSymbols::section(std::string_view name) const {
   const auto file = bytes_;
   for (const auto& s : sections_) {

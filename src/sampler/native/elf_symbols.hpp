@@ -31,6 +31,13 @@ class ElfSymbols {
   // The function holding link-time address `vaddr`, if anything is known of it.
   std::optional<Function> function_at(std::uint64_t vaddr) const;
 
+  // The bytes of the file at link-time address `vaddr`, up to `size` (fewer where the segment
+  // ends); empty where no segment holds it.
+  std::span<const std::byte> code_at(std::uint64_t vaddr, std::uint64_t size) const;
+  // Whether the unwind tables start a function at `vaddr`, and where the next one starts.
+  bool is_function_start(std::uint64_t vaddr) const;
+  std::optional<std::uint64_t> next_function_start(std::uint64_t vaddr) const;
+
   // Contents of a section (empty if absent or not in the file), for the DWARF reader.
   std::span<const std::byte> section(std::string_view name) const;
   std::size_t symbol_count() const { return symbols_.size(); }

@@ -56,6 +56,7 @@ class MethodNames {
   // `function`; nullptr if no table names it.
   const std::string* at(std::uint64_t function) const;
   std::size_t size() const { return names_.size(); }
+  const std::unordered_map<std::uint64_t, std::string>& all() const { return names_; }
 
  private:
   void add_table(const MemoryImage& image, std::uint64_t table, const std::string& owner);

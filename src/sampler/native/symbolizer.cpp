@@ -13,6 +13,7 @@
 #include "sampler/native/debuginfod.hpp"
 #include "sampler/native/elf_symbols.hpp"
 #include "sampler/native/line_table.hpp"
+#include "sampler/native/tail_calls.hpp"
 #include "sampler/process/target_files.hpp"
 
 namespace dapprof::sampler::native {
@@ -38,6 +39,10 @@ struct Symbolizer::File {
   std::string path;                           // as the maps show it
   std::string build_id;                       // of a stripped file; "" otherwise
   std::shared_ptr<const DebugSymbols> debug;  // what names a stripped file's functions
+  // Functions that the methods of this file jump to, by link-time start (tail_calls.hpp), as of
+  // the method tables' read `tail_generation`.
+  std::unordered_map<std::uint64_t, std::string> tail_names;
+  std::uint64_t tail_generation = 0;
 
   const LineTable* line_table() const {
     if (lines) return lines.get();
@@ -72,7 +77,8 @@ Symbolizer::File* Symbolizer::file(const Mapping& mapping) {
     return nullptr;
   }
   auto lines = LineTable::open(*symbols);
-  it->second.reset(new File{std::move(*symbols), std::move(lines), mapping.path, {}, nullptr});
+  it->second.reset(
+      new File{std::move(*symbols), std::move(lines), mapping.path, {}, nullptr, {}, 0});
   File* f = it->second.get();
   if (!f->symbols.has_symtab()) {
     f->build_id = build_id_of(f->symbols);
@@ -114,10 +120,12 @@ const NativeFrame& Symbolizer::lookup(std::uint64_t address) {
   if (!named && function && vaddr && method_tables_maybe(*m)) {
     if (!methods_read_) {
       methods_ = MethodNames::read(modules_.pid(), modules_.entries(), interpreter_files_);
+      ++methods_generation_;
       methods_read_ = true;
       methods_at_ = std::chrono::steady_clock::now();
     }
     method = methods_.at(address - (*vaddr - function->start));
+    if (!method) method = tail_called(*elf, address - *vaddr, function->start);
     if (!method) methods_wanted_ = true;
   }
   if (named) {
@@ -149,6 +157,20 @@ bool Symbolizer::method_tables_maybe(const Mapping& mapping) const {
          is_extension_module(mapping.path);
 }
 
+const std::string* Symbolizer::tail_called(File& f, std::uint64_t bias, std::uint64_t start) {
+  if (f.tail_generation != methods_generation_) {
+    std::vector<std::pair<std::uint64_t, std::string>> mine;
+    for (const auto& [function, name] : methods_.all()) {
+      const std::uint64_t vaddr = function - bias;  // wraps for another file's: not found
+      if (f.symbols.is_function_start(vaddr)) mine.emplace_back(vaddr, name);
+    }
+    f.tail_names = tail_call_names(f.symbols, mine);
+    f.tail_generation = methods_generation_;
+  }
+  const auto it = f.tail_names.find(start);
+  return it == f.tail_names.end() ? nullptr : &it->second;
+}
+
 bool Symbolizer::refresh() {
   bool changed = false;
   for (auto it = awaiting_debuginfod_.begin(); it != awaiting_debuginfod_.end();) {
@@ -176,6 +198,7 @@ bool Symbolizer::refresh() {
   if (methods_read_ && methods_wanted_ && now - methods_at_ >= methods_interval_) {
     const std::size_t before = methods_.size();
     methods_ = MethodNames::read(modules_.pid(), modules_.entries(), interpreter_files_);
+    ++methods_generation_;
     methods_at_ = now;
     methods_wanted_ = false;
     if (methods_.size() != before) {

@@ -43,6 +43,8 @@ class Symbolizer {
   const NativeFrame& lookup(std::uint64_t address);
   File* file(const Mapping& mapping);  // by its path as the maps show it
   bool method_tables_maybe(const Mapping& mapping) const;
+  // The method a function of `f` starting at link-time `start` was jumped to from, if any.
+  const std::string* tail_called(File& f, std::uint64_t bias, std::uint64_t start);
   // Between stacks: debuginfod's answers, and method tables read again while frames that they
   // may name stay unnamed. True if names may have changed.
   bool refresh();
@@ -55,6 +57,7 @@ class Symbolizer {
   std::vector<File*> awaiting_debuginfod_;
   MethodNames methods_;
   bool methods_read_ = false;
+  std::uint64_t methods_generation_ = 0;  // changes with every read of the tables
   bool methods_wanted_ = false;  // a frame they might name was left unnamed since the last read
   std::chrono::steady_clock::time_point methods_at_{};
   std::chrono::milliseconds methods_interval_{500};
