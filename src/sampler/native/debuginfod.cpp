@@ -27,8 +27,9 @@ struct Debuginfod::Library {
                         ::dlerror());
       return nullptr;
     }
-    // Never unloaded: its worker thread may outlive every client.
-    auto* lib = new Library;
+    // Never unloaded: its worker thread may outlive every client. One per process.
+    static Library loaded;
+    auto* lib = &loaded;
     lib->begin = reinterpret_cast<decltype(begin)>(::dlsym(handle, "debuginfod_begin"));
     lib->end = reinterpret_cast<decltype(end)>(::dlsym(handle, "debuginfod_end"));
     lib->find_debuginfo =
@@ -37,7 +38,6 @@ struct Debuginfod::Library {
         reinterpret_cast<decltype(set_progressfn)>(::dlsym(handle, "debuginfod_set_progressfn"));
     if (!lib->begin || !lib->end || !lib->find_debuginfo || !lib->set_progressfn) {
       why = fmt::format("{} lacks the functions dapprof calls", DEBUGINFOD_SONAME);
-      delete lib;
       return nullptr;
     }
     return lib;
