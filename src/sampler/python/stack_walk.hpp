@@ -104,6 +104,8 @@ class StackWalker {
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
   model::Frame frame_of(const CodeInfo& info, std::int64_t offset) const;
+  // A suspended frame's code object from its header as read by the caller, checked.
+  Result<const CodeInfo*> suspended_code(Address code, std::span<const std::byte> header);
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
   // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
