@@ -151,7 +151,7 @@ Result<bool> LegacyAsyncioReader::read_interpreter(Address interp, Address modul
     if (!known) return known.error();
     std::vector<std::uint64_t> pthreads;
     for (const auto& t : threads) pthreads.push_back(t.pthread);
-    const auto tids = PthreadTids().tids(mem, pthreads, *known);
+    const auto tids = PthreadTids().tids(mem, pthreads, *known, walker_.tids());
     for (std::size_t i = 0; i < threads.size(); ++i) threads[i].tid = tids[i];
   }
   std::unordered_map<Address, std::uint64_t> loop_tid;

@@ -1,6 +1,7 @@
 #include "sampler/python/stack_walk.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 namespace dapprof::sampler::python {
@@ -33,6 +34,9 @@ RawThread StackWalker::parse_thread(Address t, const std::byte* buf) const {
   rt.thread_id = field<std::uint64_t>(buf, l.tstate_thread_id);
   if (l.tstate_native_thread_id != kAbsent) {
     rt.native_thread_id = field<std::uint64_t>(buf, l.tstate_native_thread_id);
+    if (tids_ && rt.native_thread_id <= static_cast<std::uint64_t>(INT32_MAX))
+      rt.native_thread_id =
+          static_cast<std::uint64_t>(tids_->host(static_cast<pid_t>(rt.native_thread_id)));
   }
   if (l.tstate_frame != kAbsent) {
     rt.top_frame = field<Address>(buf, l.tstate_frame);
