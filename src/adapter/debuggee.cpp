@@ -75,8 +75,14 @@ Result<pid_t> resolve_debuggee(const ReportedDebuggee& reported, const UpstreamP
     if (const auto ns = proc::pid_namespace(p)) namespaces.insert(*ns);
   // A launched adapter's own descendant (its launcher's program) is the session's whatever name
   // debugpy gives it (its launch configuration's processName, the interpreter's path by default).
+  // So is, at the other end of a TCP connection, the process whose adapter that is:
+  // debugpy.listen() and `python -m debugpy --listen` run the adapter as the program's child, and
+  // the program may have changed the sys.argv[0] debugpy names it by.
   const auto session_owns = [&](pid_t host) {
-    return peer.child > 0 && std::find(peers.begin(), peers.end(), host) != peers.end();
+    if (peer.child > 0) return std::find(peers.begin(), peers.end(), host) != peers.end();
+    return std::any_of(peers.begin(), peers.end(), [&](pid_t p) {
+      return proc::in_process_tree(host, p) || proc::tcp_connected(host, p);
+    });
   };
   const bool foreign = std::any_of(namespaces.begin(), namespaces.end(),
                                    [&](std::uint64_t ns) { return ns != ours; });
@@ -87,7 +93,12 @@ Result<pid_t> resolve_debuggee(const ReportedDebuggee& reported, const UpstreamP
   for (const std::uint64_t ns : namespaces) {
     std::vector<pid_t> hosts;
     if (ns == ours) {
-      if (proc::pid_namespace(reported.pid) == ours) hosts.push_back(reported.pid);
+      // Another user's process does not show its namespace: it is taken as one of dapprof's
+      // own if it runs the program (checked below), and the attach then says what permission
+      // it lacks.
+      const auto its = proc::pid_namespace(reported.pid);
+      if (its == ours || (!its && std::filesystem::exists("/proc/" + std::to_string(reported.pid))))
+        hosts.push_back(reported.pid);
     } else {
       hosts = proc::find_in_namespace(ns, reported.pid);
     }

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -62,7 +64,58 @@ std::optional<std::string> socket_inode(const std::string& table, const std::str
   return std::nullopt;
 }
 
+// The inodes of the sockets `pid` has open ("socket:[N]" -> "N").
+std::set<std::string> socket_inodes(pid_t pid) {
+  std::set<std::string> out;
+  const std::string dir = fmt::format("/proc/{}/fd", pid);
+  const auto fds = list_directory(dir);
+  if (!fds) return out;
+  for (const auto& fd : *fds) {
+    char target[64];
+    const auto path = fmt::format("{}/{}", dir, fd);
+    const ssize_t n = ::readlink(path.c_str(), target, sizeof target);
+    const std::string_view link(target, n > 0 ? static_cast<std::size_t>(n) : 0);
+    if (link.starts_with("socket:[") && link.ends_with("]"))
+      out.emplace(link.substr(8, link.size() - 9));
+  }
+  return out;
+}
+
+// The TCP sockets of `pid`'s network namespace: inode -> (local, remote), as /proc/net/tcp writes
+// them.
+std::map<std::string, std::pair<std::string, std::string>> tcp_sockets(pid_t pid) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  for (const char* table : {"tcp", "tcp6"}) {
+    const auto text = read_proc_file(fmt::format("/proc/{}/net/{}", pid, table));
+    if (!text) continue;
+    std::istringstream lines(*text);
+    std::string line;
+    std::getline(lines, line);  // the header
+    while (std::getline(lines, line)) {
+      std::istringstream fields(line);
+      std::string sl, here, there, state, queues, timer, retransmits, uid, timeout, inode;
+      fields >> sl >> here >> there >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+          inode;
+      if (!inode.empty() && inode != "0") out[inode] = {here, there};
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+bool tcp_connected(pid_t a, pid_t b) {
+  const auto mine = socket_inodes(a);
+  const auto theirs = socket_inodes(b);
+  if (mine.empty() || theirs.empty()) return false;
+  const auto sockets = tcp_sockets(a);
+  std::set<std::pair<std::string, std::string>> their_ends;
+  for (const auto& [inode, ends] : sockets)
+    if (theirs.contains(inode)) their_ends.insert(ends);
+  for (const auto& [inode, ends] : sockets)
+    if (mine.contains(inode) && their_ends.contains({ends.second, ends.first})) return true;
+  return false;
+}
 
 std::vector<pid_t> tcp_peer_processes(const sockaddr_storage& local,
                                       const sockaddr_storage& remote) {

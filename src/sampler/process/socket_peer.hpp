@@ -15,4 +15,9 @@ namespace dapprof::sampler::process {
 std::vector<pid_t> tcp_peer_processes(const sockaddr_storage& local,
                                       const sockaddr_storage& remote);
 
+// Whether process `a` holds a TCP socket whose other end process `b` holds (both in a's network
+// namespace): debugpy's adapter and the program it debugs, connected while a session lasts.
+// False where either's open files cannot be listed (another user's).
+bool tcp_connected(pid_t a, pid_t b);
+
 }  // namespace dapprof::sampler::process

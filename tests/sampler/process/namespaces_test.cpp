@@ -141,6 +141,10 @@ TEST(SocketPeer, FindsTheProcessAtTheOtherEndOfALoopbackConnection) {
   EXPECT_EQ(peers, std::vector<pid_t>{server});
   // Swapped ends name this process's own socket, which is never reported.
   EXPECT_EQ(tcp_peer_processes(remote, local), std::vector<pid_t>{});
+  // Connected both ways; a process this one is not connected to (its parent) is not.
+  EXPECT_TRUE(tcp_connected(::getpid(), server));
+  EXPECT_TRUE(tcp_connected(server, ::getpid()));
+  EXPECT_FALSE(tcp_connected(::getpid(), ::getppid()));
   ::close(connection);
   ::waitpid(server, nullptr, 0);
 }
