@@ -123,3 +123,10 @@ void Debuginfod::run() {
 }
 
 }  // namespace dapprof::sampler::native
+
+#if defined(__SANITIZE_ADDRESS__)
+// OpenSSL, which libdebuginfod's libcurl loads, keeps per-thread state that it frees only at its
+// own cleanup, which a library never unloaded does not reach: not a leak of dapprof's, and one
+// LeakSanitizer would otherwise report from every process that asked a debuginfod server.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libcrypto.so\n"; }
+#endif
