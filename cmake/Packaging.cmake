@@ -92,6 +92,9 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # `dapprof stdio` and `serve` run `python3 -m debugpy.adapter`; record and dump need neither.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3, python3-debugpy")
+# Names stripped native frames from debuginfod servers (DEBUGINFOD_URLS) when installed; loaded at
+# run time, so the binary runs without it.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "libdebuginfod1")
 # Debian 12's dpkg reads xz; zstd only from Debian 13 on.
 set(CPACK_DEBIAN_COMPRESSION_TYPE xz)
 set(CPACK_PACKAGE_DIRECTORY ${CMAKE_BINARY_DIR}/packages)

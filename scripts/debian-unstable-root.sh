@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Makes (once) a Debian unstable root holding CPython 3.13, 3.14, 3.15 and debugpy 1.8, outside
+# Makes (once) a Debian unstable root holding CPython 3.13, 3.14, 3.15, debugpy 1.8 and Mercurial, outside
 # the clone, for the tests that run per interpreter. Reuses it when it is complete; rebuilds it
 # when it is missing or a previous build stopped half-way. Prints the root's path last.
 #   scripts/debian-unstable-root.sh [--print-path] [DIR]   (default DIR: /var/cache/dapprof/sid-root)
@@ -9,9 +9,9 @@ print_only=0
 if [[ "${1:-}" == "--print-path" ]]; then print_only=1; shift; fi
 root="${1:-${DAPPROF_SID_ROOT:-/var/cache/dapprof/sid-root}}"
 # What the tests use: the interpreters, their headers (the native tests build a C extension for
-# each), and debugpy. Bump the stamp when this list changes so old roots are refreshed.
+# each), debugpy, and Mercurial (a real program that runs dapprof as its py-spy profiler). Bump the stamp when this list changes so old roots are refreshed.
 packages=(python3.13 python3.14 python3.15 python3.13-dev python3.14-dev python3.15-dev
-  python3-debugpy)
+  python3-debugpy mercurial)
 stamp="$root/.dapprof-root"
 want="packages=${packages[*]}"
 

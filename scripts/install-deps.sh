@@ -20,6 +20,9 @@ packages=(
   # liblzma's static archive (libunwind's needs it), the man page from --help, the .deb's
   # dependencies (dpkg-shlibdeps), lintian, and `file`.
   liblzma-dev help2man dpkg-dev lintian file
+  # Names for stripped code (src/sampler/native): libdebuginfod's header (the library is loaded at
+  # run time), and the debuginfod server and binutils the tests split and serve debug files with.
+  libdebuginfod-dev debuginfod binutils
   # The pprof writer (src/formats/pprof.cpp): protobuf's library and protoc, which generate its
   # classes from pprof's own profile.proto, installed by golang-github-google-pprof-dev with
   # pprof's source; zlib for the gzip. The tests decode with protoc and build Go's pprof from that

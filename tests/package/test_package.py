@@ -220,6 +220,7 @@ def test_deb_fields_and_files(deb):
     assert fields["Architecture"] == "amd64"
     assert re.fullmatch(r"libc6 \(>= 2\.\d+\)", fields["Depends"]), fields["Depends"]
     assert "python3-debugpy" in fields["Recommends"]
+    assert fields["Suggests"] == "libdebuginfod1"  # names stripped frames from debuginfod servers
     assert fields["Section"] == "devel"
     listing = run("dpkg-deb", "--contents", deb).stdout.splitlines()
     files = {}

@@ -36,7 +36,19 @@ Result<ElfSymbols> ElfSymbols::open(const std::string& path) {
   if (!mapped) return mapped.error();
   ElfSymbols out;
   out.file_.emplace(std::move(*mapped));
-  const auto file = out.file_->bytes();
+  out.bytes_ = out.file_->bytes();
+  return parse(std::move(out), path);
+}
+
+Result<ElfSymbols> ElfSymbols::from_bytes(std::vector<std::byte> bytes, const std::string& name) {
+  ElfSymbols out;
+  out.buffer_ = std::move(bytes);
+  out.bytes_ = out.buffer_;
+  return parse(std::move(out), name);
+}
+
+Result<ElfSymbols> ElfSymbols::parse(ElfSymbols out, const std::string& path) {
+  const auto file = out.bytes_;
   const auto eh = elf_read::file_header(file, path);
   if (!eh) return eh.error();
 
@@ -58,6 +70,8 @@ Result<ElfSymbols> ElfSymbols::open(const std::string& path) {
     }
   }
 
+  out.has_symtab_ = std::any_of(shdrs->begin(), shdrs->end(),
+                                [](const Elf64_Shdr& sh) { return sh.sh_type == SHT_SYMTAB; });
   auto read = elf_read::for_each_symbol(file, *shdrs, path, [&](const Elf64_Sym& sym, auto name) {
     if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value == 0) return;
     (sym.st_size ? out.symbols_ : out.unsized_).push_back({sym.st_value, sym.st_size, name});
@@ -121,8 +135,30 @@ std::optional<ElfSymbols::Function> ElfSymbols::function_at(std::uint64_t vaddr)
   return Function{{}, start};
 }
 
+std::span<const std::byte> ElfSymbols::code_at(std::uint64_t vaddr, std::uint64_t size) const {
+  for (const auto& l : loads_) {
+    if (vaddr < l.vaddr || vaddr - l.vaddr >= l.filesz) continue;
+    const std::uint64_t offset = vaddr - l.vaddr + l.offset;
+    if (offset >= bytes_.size()) return {};
+    const std::uint64_t n =
+        std::min({size, l.filesz - (vaddr - l.vaddr), std::uint64_t{bytes_.size()} - offset});
+    return bytes_.subspan(offset, n);
+  }
+  return {};
+}
+
+bool ElfSymbols::is_function_start(std::uint64_t vaddr) const {
+  return std::binary_search(fdes_.begin(), fdes_.end(), vaddr);
+}
+
+std::optional<std::uint64_t> ElfSymbols::next_function_start(std::uint64_t vaddr) const {
+  const auto it = std::upper_bound(fdes_.begin(), fdes_.end(), vaddr);
+  if (it == fdes_.end()) return std::nullopt;
+  return *it;
+}
+
 std::span<const std::byte> ElfSymbols::section(std::string_view name) const {
-  const auto file = file_->bytes();
+  const auto file = bytes_;
   for (const auto& s : sections_) {
     if (s.name != name) continue;
     if (!s.in_file || s.offset > file.size() || s.size > file.size() - s.offset) return {};

@@ -161,11 +161,14 @@ std::vector<model::Frame> merge(const MergeInput& in) {
         emit_group(g);
         continue;
       }
-      if (in.keep_all) emit_native(*f);
+      if (in.keep_all) {
+        emit_native(*f);
+        // Found by the shim it holds: a stripped build's loop has no symbol, but is the loop.
+        if (!f->symbolized) out.back().function = "_PyEval_EvalFrameDefault";
+      }
       continue;
     }
-    if (!in.keep_all && (role == Role::Noise || (role == Role::Unnamed && python_end > 0)))
-      continue;
+    if (!in.keep_all && role == Role::Noise) continue;
     emit_native(*f);
   }
   for (std::ptrdiff_t g = j + shift; g < count; ++g) emit_group(g);  // unwinding stopped early

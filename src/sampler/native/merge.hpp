@@ -31,9 +31,10 @@ enum class Role : std::uint8_t {
   Other,  // worth showing: a C extension, libc, the implementation of a builtin
   Eval,   // the interpreter's evaluation loop: stands for Python frames
   Noise,  // call machinery of the interpreter, process and thread start-up: dropped by default
-  // Code of a stripped interpreter (static functions of Debian's python3.11 have no symbol):
-  // kept where it is the work being done, inside the innermost Python frame; dropped between
-  // Python frames, where it is mostly call machinery.
+  // Code of the interpreter that nothing names (a stripped build without debug information):
+  // kept wherever it is, like Other. Between two Python frames it may be call machinery, but it
+  // may as well be the C function that called back into Python (list.sort with a key): a stack
+  // that skips a caller is wrong, one with an extra frame only longer.
   Unnamed,
 };
 

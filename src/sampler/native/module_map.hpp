@@ -39,6 +39,8 @@ class ModuleMap {
   // contents do not change while the mapping stays.
   bool read_only_file(std::uint64_t address) const;
   pid_t pid() const { return pid_; }
+  // Every mapping of the last read, executable or not, as /proc lists them.
+  const std::vector<process::MapEntry>& entries() const { return entries_; }
 
   // Exposed for tests: the executable mappings of a parsed maps listing, sorted by address.
   static std::vector<Mapping> executable(const std::vector<process::MapEntry>& entries);

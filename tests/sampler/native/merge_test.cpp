@@ -254,7 +254,7 @@ TEST(Merge, KeepAllKeepsMachineryAndOuterFrames) {
                                    "sleeper", "C:pythread_wrapper", "C:start_thread", "C:clone3"}));
 }
 
-TEST(Merge, UnnamedInterpreterCodeKeptOnlyInsideTheInnermostPythonFrame) {
+TEST(Merge, UnnamedInterpreterCodeKeptBetweenPythonFramesToo) {
   Stacks s;
   s.native("python3.11+0x1b2c40", "", false)  // e.g. sre_match in a stripped build
       .native("python3.11+0x1b0000", "", false)
@@ -262,8 +262,10 @@ TEST(Merge, UnnamedInterpreterCodeKeptOnlyInsideTheInnermostPythonFrame) {
       .native("python3.11+0x150000", "", false)  // e.g. builtin_sorted, or call machinery
       .eval();
   s.python("search").python("module").groups({1, 1});
-  EXPECT_EQ(s.merged(),
-            (Names{"C:python3.11+0x1b2c40", "C:python3.11+0x1b0000", "search", "module"}));
+  // The frame between the two Python frames may be the C caller of `search` (list.sort with a
+  // key): dropping it would show `module` calling `search` directly.
+  EXPECT_EQ(s.merged(), (Names{"C:python3.11+0x1b2c40", "C:python3.11+0x1b0000", "search",
+                               "C:python3.11+0x150000", "module"}));
   EXPECT_EQ(s.merged(true), (Names{"C:python3.11+0x1b2c40", "C:python3.11+0x1b0000", "search",
                                    "C:python3.11+0x150000", "module"}));
 }

@@ -45,15 +45,18 @@ def test_zlib_under_the_python_caller(dapprof, interp):
 def test_regular_expression_engine_under_the_python_caller(dapprof, interp):
     with Target(interp, "re") as t:
         if is_static_debian(interp):
-            # Stripped interpreter: the engine's functions have no names, but are the
-            # interpreter's code, kept (by the function's start) inside the Python frame. The
-            # module is named as the target sees it (inside its root, if it has one).
+            # Stripped interpreter: the engine's C functions have no symbol, but the method the
+            # caller called is named from CPython's own method table (re.Pattern.match, or
+            # prefixmatch on 3.15), and the rest are kept unnamed, by their start, inside the
+            # Python frame. The module is named as the target sees it (inside its root, if any).
             unnamed = re.escape(Path(interp.inner_path).name) + r"\+0x[0-9a-f]+"
+            method = r"re\.Pattern\.(prefix)?match"
 
             def check(frames):
                 inside = natives_inside(frames, "re_work")
                 return inside and all(f["module"] == interp.inner_path for f in inside) and all(
-                    re.fullmatch(unnamed, f["function"]) for f in inside)
+                    re.fullmatch(unnamed, f["function"]) or re.fullmatch(method, f["function"])
+                    for f in inside) and any(re.fullmatch(method, f["function"]) for f in inside)
         else:
             def check(frames):
                 inside = natives_inside(frames, "re_work")
@@ -63,10 +66,9 @@ def test_regular_expression_engine_under_the_python_caller(dapprof, interp):
 
 @by_interp
 def test_sorted_with_a_python_key_keeps_the_call_order(dapprof, interp):
-    # Debian's stripped interpreter has no name for builtin_sorted or list.sort, and unnamed
-    # frames between Python frames are dropped by default: --native-all shows them.
-    flags = ("--native-all",) if is_static_debian(interp) else ()
-
+    # Stripped or not, the C frames between the key and its caller stay, and one of them is
+    # list.sort: by its symbol (list_sort), or on Debian's stripped interpreters by CPython's
+    # own method table (list.sort).
     def check(frames):
         key = index_of(frames, "sort_key", native=False)
         caller = index_of(frames, "sort_work", native=False)
@@ -75,11 +77,11 @@ def test_sorted_with_a_python_key_keeps_the_call_order(dapprof, interp):
         between = frames[key + 1:caller]
         if not between or not all(f.get("native") for f in between):
             return None
-        if not is_static_debian(interp) and not any("sort" in f["function"] for f in between):
+        if not any(f["function"] in ("list_sort", "list.sort") for f in between):
             return None
         return between
     with Target(interp, "sorted") as t:
-        between = sample_until(dapprof, t.pid, check, *flags)
+        between = sample_until(dapprof, t.pid, check)
     check_native_fields(between)
 
 
