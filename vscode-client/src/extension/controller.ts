@@ -7,12 +7,14 @@
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody, ProfilingSummary, StartProfilingResponseBody, StopProfilingArguments } from '../model/protocol';
 import type { StoppedInfo } from '../webview/messages';
+import { AttachedProfiler } from './attached';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
 import { LineHeat, RevealTarget } from './line-heat';
 import { FlameGraphPanel } from './panel';
+import type { ProfileRun } from './profile-run';
 import { RunStream } from './run-stream';
-import { errorMessage, localSummary, newSessionProfile, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
+import { errorMessage, localSummary, newSessionProfile, ProfiledSession, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
 import { openSource, sessionCwd } from './source';
 import { SourcePaths } from './source-paths';
 import { StatusView } from './status';
@@ -51,8 +53,14 @@ export class ProfilingController implements vscode.Disposable {
   /** A reveal asked for while the panel was loading: sent once it has the run. */
   private pendingReveal: RevealTarget | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Sessions of other adapters (debugpy's), profiled by a dapprof attached to their process. */
+  readonly attached: AttachedProfiler;
 
-  constructor(readonly extensionUri: vscode.Uri) {
+  /** @param dapprof the dapprof executable for a folder (dapprof-path.ts), for runs the extension starts itself */
+  constructor(
+    readonly extensionUri: vscode.Uri,
+    dapprof: (folder: vscode.WorkspaceFolder | undefined) => Promise<string> = async () => 'dapprof',
+  ) {
     this.panel = new FlameGraphPanel(extensionUri, {
       onReady: () => this.onPanelReady(),
       onOpenSource: (file, line) => void openSource(this.shown?.session, file, line),
@@ -63,8 +71,20 @@ export class ProfilingController implements vscode.Disposable {
       onThread: (thread) => this.lineHeat.setView({ thread }),
     });
     this.lineHeat = new LineHeat(extensionUri, new SourcePaths(() => sessionCwd(this.shown?.session)));
+    this.attached = new AttachedProfiler(
+      {
+        addRun: (run) => this.addRun(run),
+        startProfiling: (session) => this.startProfiling(session),
+        stopProfiling: (session) => this.stopProfiling(session),
+        isProfiling: (session) => (this.sessions.get(session.id)?.status ?? 'idle') !== 'idle',
+        runEvent: (run, event, body) => this.onEvent(run, event, body),
+        runEnded: (run) => this.onSessionTerminated(run),
+        update: () => this.update(),
+      },
+      dapprof,
+    );
     const d = this.disposables;
-    d.push(this.status, this.summaries, this.lineHeat);
+    d.push(this.status, this.summaries, this.lineHeat, this.attached);
     d.push(
       vscode.debug.registerDebugAdapterTrackerFactory('*', {
         // The tracker sees the adapter's messages before VS Code handles them, so a failed
@@ -98,7 +118,7 @@ export class ProfilingController implements vscode.Disposable {
     this.panel.dispose();
   }
 
-  private state(session: vscode.DebugSession): SessionProfile {
+  private state(session: ProfiledSession): SessionProfile {
     let s = this.sessions.get(session.id);
     if (!s) this.sessions.set(session.id, (s = newSessionProfile(session)));
     return s;
@@ -110,27 +130,35 @@ export class ProfilingController implements vscode.Disposable {
     return active && this.sessions.get(active.id)?.supportsProfiling ? active : undefined;
   }
 
-  markSupportsProfiling(session: vscode.DebugSession, stacks = false): void {
+  markSupportsProfiling(session: ProfiledSession, stacks = false): void {
     const st = this.state(session);
     st.supportsProfiling = true;
     st.supportsStacks = stacks;
     this.update();
   }
 
+  /** A run of attached.ts whose adapter is ready: a session that supports profiling, on the attached path. */
+  private addRun(run: ProfileRun): void {
+    this.markSupportsProfiling(run, run.supportsStacks);
+    this.state(run).path = 'attached';
+  }
+
   /** Context keys and status bar, from the live sessions' state. */
   private update(): void {
-    this.status.updateContext(this.sessions.values());
+    this.status.updateContext(this.sessions.values(), this.attached?.state(vscode.debug.activeDebugSession));
     this.status.updateStatusBar(this.sessions.values());
   }
 
   // ---- commands ------------------------------------------------------------------------------
 
-  async startProfiling(session: vscode.DebugSession | undefined): Promise<boolean> {
+  async startProfiling(session: ProfiledSession | undefined): Promise<boolean> {
     if (!session) {
       void vscode.window.showErrorMessage('Cannot start profiling: there is no debug session. Start debugging a Python program first.');
       return false;
     }
     const st = this.state(session);
+    // Another adapter's session whose process is known: a dapprof attached to it profiles it.
+    if (!st.supportsProfiling && this.attached.offers(session)) return this.attached.start(session);
     if (!st.supportsProfiling) {
       void vscode.window.showErrorMessage(
         `Cannot start profiling: the debug adapter of "${session.name}" does not support profiling. Debug with the "dapprof" debug type, or point "debugServer" at "dapprof serve".`,
@@ -160,7 +188,8 @@ export class ProfilingController implements vscode.Disposable {
     st.stopped = undefined;
     st.error = undefined;
     // The sampling by task in effect is the response's (an adapter that knows none echoes none).
-    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate, ...(resp?.async ? { async: resp.async } : {}) };
+    const path = st.path ?? (session.type === 'dapprof-profile' ? 'profile-only' : 'proxy');
+    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate, ...(resp?.async ? { async: resp.async } : {}), path };
     if (resp?.warning) void vscode.window.showWarningMessage(`dapprof: ${resp.warning}`);
     this.shown = st;
     this.lineHeat.load([], st.run);
@@ -170,8 +199,9 @@ export class ProfilingController implements vscode.Disposable {
     return true;
   }
 
-  async stopProfiling(session: vscode.DebugSession | undefined): Promise<boolean> {
+  async stopProfiling(session: ProfiledSession | undefined): Promise<boolean> {
     if (!session) return false;
+    if (this.attached.runOf(session)) return this.attached.stop(session);
     const st = this.sessions.get(session.id);
     if (!st || st.status !== 'profiling') {
       void vscode.window.showInformationMessage('Profiling is not running in this debug session.');
@@ -244,10 +274,15 @@ export class ProfilingController implements vscode.Disposable {
     this.lineHeat.load(this.shown?.stream?.replay().bodies, this.shown?.run);
   }
 
+  /** A session's profile: its own, or that of the run attached to its process. */
+  private profileOf(session: vscode.DebugSession): SessionProfile | undefined {
+    return this.sessions.get(this.attached.runOf(session)?.id ?? session.id);
+  }
+
   /** The active session's profile if it has one, else the shown one. */
   private preferred(): SessionProfile | undefined {
     const active = vscode.debug.activeDebugSession;
-    const st = active ? this.sessions.get(active.id) : undefined;
+    const st = active ? this.profileOf(active) : undefined;
     return st?.run ? st : this.shown;
   }
 
@@ -275,12 +310,17 @@ export class ProfilingController implements vscode.Disposable {
   // ---- events --------------------------------------------------------------------------------
 
   onCustomEvent(e: vscode.DebugSessionCustomEvent): void {
-    if (e.event === 'profilingData') this.onData(e.session, e.body as ProfilingDataBody);
-    else if (e.event === 'profilingStopped') this.onStopped(e.session, e.body as ProfilingStoppedBody);
-    else if (e.event === 'debugpyAttach') void attachChild(e.session, e.body as Record<string, unknown>);
+    if (e.event === 'debugpyAttach') void attachChild(e.session, e.body as Record<string, unknown>);
+    else this.onEvent(e.session, e.event, e.body);
   }
 
-  private onData(session: vscode.DebugSession, body: ProfilingDataBody): void {
+  /** A profiling event of a debug session, or of a run the extension drives itself. */
+  private onEvent(session: ProfiledSession, event: string, body: unknown): void {
+    if (event === 'profilingData') this.onData(session, body as ProfilingDataBody);
+    else if (event === 'profilingStopped') this.onStopped(session, body as ProfilingStoppedBody);
+  }
+
+  private onData(session: ProfiledSession, body: ProfilingDataBody): void {
     const st = this.sessions.get(session.id);
     if (!st?.stream || !body || !Array.isArray(body.samples)) return;
     if (st.status === 'idle') return; // a late event of a finished run
@@ -292,7 +332,7 @@ export class ProfilingController implements vscode.Disposable {
     this.status.updateStatusBar(this.sessions.values());
   }
 
-  private onStopped(session: vscode.DebugSession, body: ProfilingStoppedBody): void {
+  private onStopped(session: ProfiledSession, body: ProfilingStoppedBody): void {
     const st = this.sessions.get(session.id);
     if (!st || (st.status !== 'profiling' && st.status !== 'stopping' && st.status !== 'starting')) return;
     const { reason, message, ...summary } = body;
@@ -309,7 +349,7 @@ export class ProfilingController implements vscode.Disposable {
     this.update();
   }
 
-  private onSessionTerminated(session: vscode.DebugSession): void {
+  private onSessionTerminated(session: ProfiledSession): void {
     const st = this.sessions.get(session.id);
     if (!st) return;
     st.ended = true;
@@ -328,7 +368,7 @@ export class ProfilingController implements vscode.Disposable {
 
   private onActiveSessionChanged(): void {
     const active = vscode.debug.activeDebugSession;
-    const st = active ? this.sessions.get(active.id) : undefined;
+    const st = active ? this.profileOf(active) : undefined;
     if (st?.stream && st !== this.shown) {
       this.shown = st;
       this.loadHeat();

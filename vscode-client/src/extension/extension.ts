@@ -4,13 +4,14 @@ import * as vscode from 'vscode';
 import { DapprofAdapterFactory, DapprofConfigurationProvider } from './adapter';
 import { AsyncTasksView } from './async-tasks';
 import { ProfilingController } from './controller';
+import { settingsDapprof } from './dapprof-path';
 import { registerProfileFileEditors } from './profile-file';
 import { registerProfileOnly } from './profile-only';
 
 let controller: ProfilingController | undefined;
 
 export function activate(context: vscode.ExtensionContext): ProfilingController {
-  controller = new ProfilingController(context.extensionUri);
+  controller = new ProfilingController(context.extensionUri, (folder) => settingsDapprof(context.extensionUri.fsPath, folder));
   context.subscriptions.push(
     controller,
     vscode.debug.registerDebugAdapterDescriptorFactory('dapprof', new DapprofAdapterFactory(context.extensionUri.fsPath)),

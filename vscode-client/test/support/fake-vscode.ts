@@ -228,7 +228,7 @@ function createState() {
     outputShown: [] as string[],
     started: [] as Array<{ folder: unknown; config: Record<string, unknown>; options: Record<string, unknown> }>,
     startDebuggingResult: true,
-    trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }]>,
+    trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } | undefined }]>,
     activeDebugSession: undefined as FakeSession | undefined,
     activeTextEditor: undefined as unknown,
     /** Open documents (workspace.textDocuments): `save` records the save and resolves to its result. */
@@ -413,7 +413,7 @@ export const vscodeStub = {
     get activeDebugSession() {
       return fake.activeDebugSession;
     },
-    registerDebugAdapterTrackerFactory(type: string, f: { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }) {
+    registerDebugAdapterTrackerFactory(type: string, f: { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } | undefined }) {
       fake.trackerFactories.push([type, f]);
       return { dispose() {} };
     },
@@ -443,8 +443,9 @@ mod._load = function (request: string, ...rest: unknown[]) {
 export function startSession(s: FakeSession, supportsProfiling: boolean, supportsStacks = false): void {
   for (const [type, f] of fake.trackerFactories) {
     if (type !== '*' && type !== s.type) continue;
+    // A factory may give no tracker to a session (VS Code allows undefined).
     const tracker = f.createDebugAdapterTracker(s);
-    tracker.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}), ...(supportsStacks ? { supportsProfilingStacks: true } : {}) } });
+    tracker?.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}), ...(supportsStacks ? { supportsProfilingStacks: true } : {}) } });
   }
   fake.activeDebugSession = s;
   fake.onActiveChanged.fire(s);

@@ -87,7 +87,7 @@ test('start sends the settings, shows the panel and status bar; data updates the
   assert.match(panel.html, /dist\/webview\.js/);
   panel.receive({ type: 'ready', hideDebugger: true });
   // Nothing received yet: the replay of the run is empty.
-  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250 }, bodies: [], omittedSamples: 0 });
+  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250, path: 'proxy' }, bodies: [], omittedSamples: 0 });
 
   for (const body of DATA.slice(0, 3)) fake.onCustomEvent.fire({ session: s, event: 'profilingData', body });
   const n = DATA.slice(0, 3).reduce((a, b) => a + b.sampleCount, 0);
@@ -119,7 +119,7 @@ test("the sampling by task in effect is the response's: the panel's run carries 
   assert.equal((s.requests[0][1] as { async: string }).async, 'running');
   const panel = fake.panels[0];
   panel.receive({ type: 'ready', hideDebugger: true });
-  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250, async: 'all' }, bodies: [], omittedSamples: 0 });
+  assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250, async: 'all', path: 'proxy' }, bodies: [], omittedSamples: 0 });
 });
 
 test('a failing startProfiling shows the adapter message and leaves profiling startable', async () => {
@@ -145,7 +145,7 @@ test('an error response marked showUser, which VS Code shows itself, is not show
   const trackers = fake.trackerFactories.map(([, f]) => f.createDebugAdapterTracker(s));
   const refuse = (command: string, showUser: boolean, message: string) => {
     const error = { id: 2007, format: message, ...(showUser ? { showUser: true } : {}) };
-    for (const t of trackers) t.onDidSendMessage?.({ seq: 9, type: 'response', request_seq: 3, success: false, command, message, body: { error } });
+    for (const t of trackers) t?.onDidSendMessage?.({ seq: 9, type: 'response', request_seq: 3, success: false, command, message, body: { error } });
     throw new Error(message);
   };
   s.answer = (command) => refuse(command, true, 'Permission denied reading the memory of process 4242.');

@@ -188,13 +188,13 @@ test('a profile-only session starts profiling with the settings when its adapter
   startSession(s, true, true);
   assert.equal(s.requests.length, 0, 'not before the process runs');
   const process = { seq: 3, type: 'event', event: 'process', body: { systemProcessId: 19214, name: 'python3', startMethod: 'attach' } };
-  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile' || type === '*') f.createDebugAdapterTracker(s).onDidSendMessage?.(process);
+  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile' || type === '*') f.createDebugAdapterTracker(s)?.onDidSendMessage?.(process);
   await settle();
   assert.deepEqual(s.requests, [['startProfiling', { rate: 500, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, async: 'off', stacks: true }]]);
   assert.equal(fake.panels.length, 1, 'the panel opens even with openFlameGraph off');
   assert.equal(controller.shown?.session, s as never);
   // Once per session.
-  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile') f.createDebugAdapterTracker(s).onDidSendMessage?.(process);
+  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile') f.createDebugAdapterTracker(s)?.onDidSendMessage?.(process);
   await settle();
   assert.equal(s.requests.length, 1);
 
@@ -214,7 +214,7 @@ test('a profile-only session starts profiling with the settings when its adapter
   // A debug session of another type announcing its process (debugpy does) is not profiled.
   const d = makeSession('dbg', 'dapprof');
   startSession(d, true);
-  for (const [type, f] of fake.trackerFactories) if (type === d.type || type === '*') f.createDebugAdapterTracker(d).onDidSendMessage?.(process);
+  for (const [type, f] of fake.trackerFactories) if (type === d.type || type === '*') f.createDebugAdapterTracker(d)?.onDidSendMessage?.(process);
   await settle();
   assert.equal(d.requests.length, 0);
 });
