@@ -6,7 +6,7 @@
 
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody, ProfilingSummary, StartProfilingResponseBody, StopProfilingArguments } from '../model/protocol';
-import type { StoppedInfo } from '../webview/messages';
+import type { RunPath, StoppedInfo } from '../webview/messages';
 import { AttachedProfiler } from './attached';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
@@ -73,10 +73,10 @@ export class ProfilingController implements vscode.Disposable {
     this.lineHeat = new LineHeat(extensionUri, new SourcePaths(() => sessionCwd(this.shown?.session)));
     this.attached = new AttachedProfiler(
       {
-        addRun: (run) => this.addRun(run),
+        addRun: (run) => this.addRun(run, 'attached'),
         startProfiling: (session) => this.startProfiling(session),
         stopProfiling: (session) => this.stopProfiling(session),
-        isProfiling: (session) => (this.sessions.get(session.id)?.status ?? 'idle') !== 'idle',
+        isProfiling: (session) => this.isProfiling(session),
         runEvent: (run, event, body) => this.onEvent(run, event, body),
         runEnded: (run) => this.onSessionTerminated(run),
         update: () => this.update(),
@@ -137,10 +137,24 @@ export class ProfilingController implements vscode.Disposable {
     this.update();
   }
 
-  /** A run of attached.ts whose adapter is ready: a session that supports profiling, on the attached path. */
-  private addRun(run: ProfileRun): void {
+  /** A run the extension drives (profile-run.ts) whose adapter is ready: a session that supports profiling. */
+  addRun(run: ProfileRun, path: RunPath): void {
     this.markSupportsProfiling(run, run.supportsStacks);
-    this.state(run).path = 'attached';
+    this.state(run).path = path;
+  }
+
+  /** Whether a run of `session` is starting, running or stopping. */
+  isProfiling(session: ProfiledSession): boolean {
+    return (this.sessions.get(session.id)?.status ?? 'idle') !== 'idle';
+  }
+
+  /** An event of a run the extension drives; and its end, as a debug session's. */
+  onRunEvent(run: ProfileRun, event: string, body: unknown): void {
+    this.onEvent(run, event, body);
+  }
+
+  onRunEnded(run: ProfileRun): void {
+    this.onSessionTerminated(run);
   }
 
   /** Context keys and status bar, from the live sessions' state. */

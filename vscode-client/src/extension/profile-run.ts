@@ -24,10 +24,10 @@ let nextId = 1;
 export class ProfileRun implements ProfiledSession {
   readonly id = `${RUN_TYPE}-${nextId++}`;
   readonly type = RUN_TYPE;
-  readonly configuration: vscode.DebugConfiguration;
   /** The adapter said supportsProfilingStacks. */
   supportsStacks = false;
   private ended = false;
+  private stopping: Promise<void> | undefined;
   private readonly client: DapClient;
   private initialized!: () => void;
   private readonly initializedEvent = new Promise<void>((resolve) => (this.initialized = resolve));
@@ -36,16 +36,24 @@ export class ProfileRun implements ProfiledSession {
     exe: string,
     readonly name: string,
     readonly workspaceFolder: vscode.WorkspaceFolder | undefined,
-    readonly processId: number,
+    readonly configuration: vscode.DebugConfiguration,
     private readonly events: ProfileRunEvents,
   ) {
-    this.configuration = { type: RUN_TYPE, request: 'attach', name, processId };
     this.client = new DapClient(exe, PROFILE_ONLY_ARGS, (event, body) => this.onEvent(event, body), (reason) => this.end(reason));
   }
 
   /** Runs dapprof and attaches it to `processId`; rejects with dapprof's reason when it cannot. */
-  static async attach(exe: string, name: string, folder: vscode.WorkspaceFolder | undefined, processId: number, events: ProfileRunEvents): Promise<ProfileRun> {
-    const run = new ProfileRun(exe, name, folder, processId, events);
+  static attach(exe: string, name: string, folder: vscode.WorkspaceFolder | undefined, processId: number, events: ProfileRunEvents): Promise<ProfileRun> {
+    return ProfileRun.start(exe, folder, { type: RUN_TYPE, request: 'attach', name, processId }, events);
+  }
+
+  /**
+   * Runs dapprof and has it start (`request: "launch"`, with `program` or `module`, `args`, `cwd`,
+   * `python`, `env`) or find (`"attach"`, `processId`) the process, as a profile-only session's
+   * configuration says (docs/PROFILING.md); rejects with dapprof's reason when it cannot.
+   */
+  static async start(exe: string, folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration, events: ProfileRunEvents): Promise<ProfileRun> {
+    const run = new ProfileRun(exe, config.name, folder, config, events);
     try {
       const caps = (await run.client.request('initialize', {
         clientID: 'dapprof-vscode',
@@ -56,13 +64,18 @@ export class ProfileRun implements ProfiledSession {
       })) as { supportsProfilingStacks?: boolean } | undefined;
       run.supportsStacks = caps?.supportsProfilingStacks === true;
       await run.initializedEvent;
-      await run.client.request('attach', { processId });
+      const { type: _type, request, name: _name, ...args } = config;
+      await run.client.request(request === 'launch' ? 'launch' : 'attach', args);
       await run.client.request('configurationDone');
     } catch (e) {
       run.client.kill();
       throw e;
     }
     return run;
+  }
+
+  get isLaunch(): boolean {
+    return this.configuration.request === 'launch';
   }
 
   get isEnded(): boolean {
@@ -73,10 +86,15 @@ export class ProfileRun implements ProfiledSession {
     return this.client.request(command, args);
   }
 
-  /** Detaches (the process goes on running) and ends dapprof. */
-  async stop(): Promise<void> {
-    if (this.ended) return;
-    await Promise.race([this.client.request('disconnect', {}).catch(() => undefined), new Promise((r) => setTimeout(r, 3000))]);
+  /** Detaches (the process goes on running) or, for a program dapprof launched, ends it; and ends dapprof. */
+  stop(): Promise<void> {
+    this.stopping ??= this.ended ? Promise.resolve() : this.detach();
+    return this.stopping;
+  }
+
+  private async detach(): Promise<void> {
+    // dapprof answers once a launched program has ended (SIGTERM, then SIGKILL after 3 s).
+    await Promise.race([this.client.request('disconnect', {}).catch(() => undefined), new Promise((r) => setTimeout(r, 5000))]);
     this.client.kill();
     this.end('stopped');
   }

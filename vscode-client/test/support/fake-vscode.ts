@@ -220,9 +220,11 @@ function createState() {
     visibleTextEditors: [] as FakeEditor[],
     onVisibleEditorsChanged: new Emitter<FakeEditor[]>(),
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
+    statusBars: [] as Array<{ text: string; tooltip: string; visible: boolean; command: string }>,
     panels: [] as FakePanel[],
     treeViews: new Map<string, FakeTreeView>(),
     customEditors: new Map<string, unknown>(),
+    configProviders: new Map<string, unknown>(),
     /** Lines written to output channels, by channel name; and the channels shown. */
     output: new Map<string, string[]>(),
     outputShown: [] as string[],
@@ -285,7 +287,10 @@ export const vscodeStub = {
   },
   window: {
     createStatusBarItem() {
-      const sb = fake.statusBar;
+      // The first item made is the sample count's (status.ts): `fake.statusBar`; later ones (the
+      // profile-only runs' Stop and Restart) have their own, in `fake.statusBars`.
+      const sb = fake.statusBars.length === 0 ? fake.statusBar : { text: '', tooltip: '', visible: false, command: '' };
+      fake.statusBars.push(sb);
       return {
         get text() {
           return sb.text;
@@ -310,7 +315,7 @@ export const vscodeStub = {
     createOutputChannel(name: string) {
       const lines = fake.output.get(name) ?? [];
       fake.output.set(name, lines);
-      return { appendLine: (l: string) => lines.push(l), show: () => fake.outputShown.push(name), dispose() {} };
+      return { appendLine: (l: string) => lines.push(l), append: (t: string) => lines.push(t), show: () => fake.outputShown.push(name), dispose() {} };
     },
     showErrorMessage: (m: string) => (fake.errors.push(m), Promise.resolve(undefined)),
     showWarningMessage: (m: string) => (fake.warnings.push(m), Promise.resolve(undefined)),
@@ -418,7 +423,10 @@ export const vscodeStub = {
       return { dispose() {} };
     },
     registerDebugAdapterDescriptorFactory: () => ({ dispose() {} }),
-    registerDebugConfigurationProvider: () => ({ dispose() {} }),
+    registerDebugConfigurationProvider(type: string, provider: unknown) {
+      fake.configProviders.set(type, provider);
+      return { dispose() {} };
+    },
     onDidReceiveDebugSessionCustomEvent: (l: Listener<{ session: FakeSession; event: string; body: unknown }>) => fake.onCustomEvent.event(l),
     onDidChangeActiveDebugSession: (l: Listener<FakeSession | undefined>) => fake.onActiveChanged.event(l),
     onDidTerminateDebugSession: (l: Listener<FakeSession>) => fake.onTerminate.event(l),
