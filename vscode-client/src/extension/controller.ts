@@ -10,9 +10,11 @@ import type { RunPath, StoppedInfo } from '../webview/messages';
 import { AttachedProfiler } from './attached';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
+import { exportEnded, OPEN_KEPT_RUN, openKeptRun, pickBaseline } from './kept-runs';
 import { LineHeat, RevealTarget } from './line-heat';
 import { FlameGraphPanel } from './panel';
 import type { ProfileRun } from './profile-run';
+import { RunStore } from './run-store';
 import { RunStream } from './run-stream';
 import { errorMessage, localSummary, newSessionProfile, ProfiledSession, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
 import { openSource, sessionCwd } from './source';
@@ -56,10 +58,15 @@ export class ProfilingController implements vscode.Disposable {
   /** Sessions of other adapters (debugpy's), profiled by a dapprof attached to their process. */
   readonly attached: AttachedProfiler;
 
-  /** @param dapprof the dapprof executable for a folder (dapprof-path.ts), for runs the extension starts itself */
+  /**
+   * @param dapprof the dapprof executable for a folder (dapprof-path.ts), for runs the extension
+   *   starts itself and for exports of runs whose session has ended
+   * @param store where finished runs are kept (the workspace's storage)
+   */
   constructor(
     readonly extensionUri: vscode.Uri,
-    dapprof: (folder: vscode.WorkspaceFolder | undefined) => Promise<string> = async () => 'dapprof',
+    private readonly dapprof: (folder: vscode.WorkspaceFolder | undefined) => Promise<string> = async () => 'dapprof',
+    readonly store = new RunStore(undefined, () => 0),
   ) {
     this.panel = new FlameGraphPanel(extensionUri, {
       onReady: () => this.onPanelReady(),
@@ -69,6 +76,7 @@ export class ProfilingController implements vscode.Disposable {
         this.lineHeat.setView({ hideDebugger: hide });
       },
       onThread: (thread) => this.lineHeat.setView({ thread }),
+      onPickBaseline: (webview) => void pickBaseline(this.store, webview, extensionUri.fsPath),
     });
     this.lineHeat = new LineHeat(extensionUri, new SourcePaths(() => sessionCwd(this.shown?.session)));
     this.attached = new AttachedProfiler(
@@ -109,6 +117,7 @@ export class ProfilingController implements vscode.Disposable {
       vscode.commands.registerCommand('dapprof.showFlameGraph', () => this.showFlameGraph()),
       vscode.commands.registerCommand('dapprof.exportProfile', (format?: unknown) => this.exportProfile(format)),
       vscode.commands.registerCommand('dapprof.revealInFlameGraph', (target?: RevealTarget) => this.revealInFlameGraph(target)),
+      vscode.commands.registerCommand(OPEN_KEPT_RUN, () => this.openKeptRun()),
     );
     this.update();
   }
@@ -159,7 +168,7 @@ export class ProfilingController implements vscode.Disposable {
 
   /** Context keys and status bar, from the live sessions' state. */
   private update(): void {
-    this.status.updateContext(this.sessions.values(), this.attached?.state(vscode.debug.activeDebugSession));
+    this.status.updateContext(this.sessions.values(), this.attached?.state(vscode.debug.activeDebugSession), !!this.shown?.run);
     this.status.updateStatusBar(this.sessions.values());
   }
 
@@ -306,12 +315,8 @@ export class ProfilingController implements vscode.Disposable {
       void vscode.window.showInformationMessage('There is no profile to export yet: start profiling a debug session first.');
       return undefined;
     }
-    if (target.ended) {
-      void vscode.window.showInformationMessage(
-        `The debug session "${target.session.name}" has ended, and its profile with it: dapprof keeps a run for export while its session lasts.`,
-      );
-      return undefined;
-    }
+    // The session has ended, and its daemon with it: dapprof converts the run's stream instead.
+    if (target.ended) return exportEnded(target, this.dapprof, this.store, isExportFormat(format) ? format : undefined, this.hideDebugger);
     target.errorShownFor = undefined;
     return exportProfile({
       session: target.session,
@@ -359,6 +364,12 @@ export class ProfilingController implements vscode.Disposable {
     st.stopped = stopped;
     if (stopped.reason === 'error') st.error = stopped.message ?? 'Sampling failed.';
     this.summaries.write(st.session.name, stopped);
+    // Kept beyond its session (and a reload): exportable, comparable, reopenable.
+    if (st.run && st.stream)
+      void this.store.save(st.run, st.stream.replay().bodies, stopped.summary).then(
+        (kept) => (st.keptId = kept?.id),
+        (e) => void vscode.window.showWarningMessage(`dapprof could not keep the run of "${st.session.name}": ${errorMessage(e)}`),
+      );
     if (this.shown === st) this.panel.post({ type: 'stopped', stopped });
     this.update();
   }
@@ -378,6 +389,16 @@ export class ProfilingController implements vscode.Disposable {
       }
     }
     this.update();
+  }
+
+  /** *dapprof: Open a Kept Run…*: a run kept in the workspace's storage, shown in the panel as a stopped run. */
+  async openKeptRun(): Promise<boolean> {
+    const st = await openKeptRun(this.store);
+    if (!st) return false;
+    this.ended.push(st);
+    this.showFlameGraph(st);
+    this.update();
+    return true;
   }
 
   private onActiveSessionChanged(): void {

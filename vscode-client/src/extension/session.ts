@@ -26,6 +26,8 @@ export interface SessionProfile {
   ended: boolean;
   /** How dapprof profiles this session; undefined: as its adapter (proxy, or profile-only by its type). */
   path?: RunPath;
+  /** The kept copy of the last run (run-store.ts), once it is saved. */
+  keptId?: string;
   /** The current or last run; undefined before the first start. */
   run?: RunInfo;
   stream?: RunStream;

@@ -36,7 +36,7 @@ export class StatusView implements vscode.Disposable {
    * `live`: the sessions still running; `attached`: the active session's run attached to its
    * process, when its adapter is not dapprof (attached.ts).
    */
-  updateContext(live: Iterable<SessionProfile>, attached: AttachedState = 'none'): void {
+  updateContext(live: Iterable<SessionProfile>, attached: AttachedState = 'none', shownHasRun = false): void {
     const active = vscode.debug.activeDebugSession;
     const all = [...live];
     const st = all.find((s) => s.session.id === active?.id);
@@ -46,7 +46,7 @@ export class StatusView implements vscode.Disposable {
     this.setContext(CONTEXT_ASYNC_TASKS, !!st && st.supportsProfiling);
     // The daemon keeps a session's last run for export until the next start, and only while the
     // session lasts: a live session that started a run has a profile.
-    this.setContext(CONTEXT_HAS_PROFILE, all.some((s) => s.run !== undefined));
+    this.setContext(CONTEXT_HAS_PROFILE, shownHasRun || all.some((s) => s.run !== undefined));
   }
 
   updateStatusBar(live: Iterable<SessionProfile>): void {

@@ -215,6 +215,10 @@ test('the stopped run compared with a profile file picked in VS Code\'s file dia
     writeFileSync(baseline, `<module> (${program}:1);main (${program}:2) 40\n`);
     const flame = await flameGraph();
     await flame.frame.selectOption('#baseline', { label: 'Compare with a file\u2026' });
+    // First the choice between the runs kept so far and a profile file.
+    const fileChoice = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'A profile file\u2026' }).first();
+    await fileChoice.waitFor({ timeout: LONG });
+    await fileChoice.click();
     // VS Code's own open dialog (in the browser: its quick-input file picker), given the path.
     // The dialog lists the workspace folder once it has read it; the file is picked by its row.
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'baseline.collapsed' }).first();
