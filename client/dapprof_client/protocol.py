@@ -98,4 +98,5 @@ START_RANGES: dict[str, tuple[int, int]] = {
     "rate": (1, 10000),
     "batchIntervalMs": (10, 5000),
     "pid": (1, 2147483647),
+    "processId": (1, 2147483647),
 }

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <climits>
 #include <unordered_map>
 
 #include "adapter/child_sessions.hpp"
+#include "adapter/debuggee.hpp"
 #include "adapter/fields.hpp"
 #include "adapter/session.hpp"
 #include "protocol/envelope.hpp"
@@ -19,15 +21,24 @@ Disposition start_profiling(Session& session, Json& request) {
   auto arguments = protocol::StartProfilingArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
-  } else if (session.debuggee() <= 0) {
+    return Disposition::Consume;
+  }
+  if (session.debuggee().pid <= 0) {
     session.respond_error(request, protocol::errors::no_debuggee());
-  } else if (arguments->pid &&
-             !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
+    return Disposition::Consume;
+  }
+  // The process debugpy names, on this machine (it may name it by its PID in a container).
+  const auto debuggee =
+      arguments->process_id
+          ? check_named_debuggee(static_cast<pid_t>(*arguments->process_id), session.debuggee())
+          : session.debuggee_process();
+  if (!debuggee) {
+    session.respond_error(request, protocol::from_error(debuggee.error()));
+  } else if (arguments->pid && !sampler::process::in_process_tree(*debuggee, *arguments->pid)) {
     // Never read the memory of a process this session did not start or attach to.
-    session.respond_error(request,
-                          protocol::errors::not_in_session(*arguments->pid, session.debuggee()));
+    session.respond_error(request, protocol::errors::not_in_session(*arguments->pid, *debuggee));
   } else {
-    const pid_t target = arguments->pid.value_or(session.debuggee());
+    const pid_t target = arguments->pid.value_or(*debuggee);
     session.profiling().start(std::move(request), *arguments, target);
   }
   return Disposition::Consume;
@@ -58,15 +69,21 @@ Disposition async_tasks(Session& session, Json& request) {
   auto arguments = protocol::AsyncTasksArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
-  } else if (session.debuggee() <= 0) {
+    return Disposition::Consume;
+  }
+  if (session.debuggee().pid <= 0) {
     session.respond_error(request, protocol::errors::no_debuggee(kAction));
-  } else if (arguments->pid &&
-             !sampler::process::in_process_tree(session.debuggee(), *arguments->pid)) {
+    return Disposition::Consume;
+  }
+  const auto debuggee = session.debuggee_process();
+  if (!debuggee) {
+    session.respond_error(request, protocol::from_error(debuggee.error()));
+  } else if (arguments->pid && !sampler::process::in_process_tree(*debuggee, *arguments->pid)) {
     // As startProfiling: never read a process this session did not start or attach to.
-    session.respond_error(
-        request, protocol::errors::not_in_session(*arguments->pid, session.debuggee(), "read"));
+    session.respond_error(request,
+                          protocol::errors::not_in_session(*arguments->pid, *debuggee, "read"));
   } else {
-    session.task_reads().read(std::move(request), arguments->pid.value_or(session.debuggee()));
+    session.task_reads().read(std::move(request), arguments->pid.value_or(*debuggee));
   }
   return Disposition::Consume;
 }
@@ -93,9 +110,12 @@ Disposition initialize_response(Session&, Json& response) {
 Disposition disconnect_response(Session&, Json&) { return Disposition::ForwardThenCloseUpstream; }
 
 Disposition process_event(Session& session, Json& event) {
-  if (auto pid = integer_field(object_field(event, "body"), "systemProcessId"); pid && *pid > 0) {
-    spdlog::info("session {}: debuggee is pid {}", session.id(), *pid);
-    session.set_debuggee(static_cast<pid_t>(*pid));
+  const Json& body = object_field(event, "body");
+  if (auto pid = integer_field(body, "systemProcessId"); pid && *pid > 0 && *pid <= INT32_MAX) {
+    std::string name(string_field(body, "name"));
+    spdlog::info("session {}: debuggee is pid {} ('{}', in its own PID namespace)", session.id(),
+                 *pid, name);
+    session.set_debuggee({static_cast<pid_t>(*pid), std::move(name)});
   }
   return Disposition::Forward;
 }

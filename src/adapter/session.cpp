@@ -340,4 +340,15 @@ void Session::maybe_end() {
   if (auto on_end = std::move(config_.on_end)) on_end();
 }
 
+Result<pid_t> Session::debuggee_process() {
+  if (debuggee_host_) return *debuggee_host_;
+  auto host = resolve_debuggee(debuggee_, upstream_.peer);
+  if (!host) {
+    spdlog::info("session {}: {}", id_, host.message());
+    return host;
+  }
+  debuggee_host_ = *host;
+  return host;
+}
+
 }  // namespace dapprof::adapter

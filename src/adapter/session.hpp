@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "adapter/debuggee.hpp"
 #include "adapter/profiling/run.hpp"
 #include "adapter/profiling/sink.hpp"
 #include "adapter/seq_map.hpp"
@@ -56,8 +57,14 @@ class Session : public std::enable_shared_from_this<Session>, private profiling:
   void send_to_client(Json message);  // numbers it
   void respond(const Json& request, Json body) override;
   void respond_error(const Json& request, const protocol::ProtocolError& error) override;
-  pid_t debuggee() const { return debuggee_; }
-  void set_debuggee(pid_t pid) { debuggee_ = pid; }
+  // What debugpy's process event names (pid 0: none yet).
+  const ReportedDebuggee& debuggee() const { return debuggee_; }
+  void set_debuggee(ReportedDebuggee reported) {
+    debuggee_ = std::move(reported);
+    debuggee_host_.reset();
+  }
+  // The debuggee's host PID, found once (debuggee.hpp); an error says why it cannot be.
+  Result<pid_t> debuggee_process();
   profiling::Run& profiling() { return *profiling_; }
   TaskReads& task_reads() { return *task_reads_; }
   void note_terminated_sent() { terminated_sent_ = true; }
@@ -95,7 +102,8 @@ class Session : public std::enable_shared_from_this<Session>, private profiling:
   std::shared_ptr<ChildSessions> child_sessions_;
   asio::steady_timer linger_;  // bounds how long one side may stay open after the other ended
   asio::steady_timer child_exit_grace_;
-  pid_t debuggee_ = 0;
+  ReportedDebuggee debuggee_;
+  std::optional<pid_t> debuggee_host_;
   bool terminated_sent_ = false;
   bool disconnect_requested_ = false;
   bool client_open_ = false;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 namespace dapprof::adapter {
@@ -24,6 +25,7 @@ void spawn_adapter(const UpstreamOptions& options, Reaper& reaper, std::size_t m
   upstream.description = fmt::format("debug adapter '{}' (pid {})", argv[0], (*child)->pid());
   upstream.channel =
       Channel::create(strand, pipes.from_child, pipes.to_child, "debug adapter", max_message_size);
+  upstream.peer.child = (*child)->pid();
   upstream.child = std::move(*child);
   ready(std::move(upstream));
 }
@@ -76,6 +78,13 @@ struct Connect : std::enable_shared_from_this<Connect> {
                               ec.message(), hint));
     done = true;
     timer.cancel();
+    // Both ends, to find the process that listens (and so the debuggee's PID namespace) only
+    // if profiling asks.
+    sockaddr_storage local{}, remote{};
+    socklen_t local_size = sizeof local, remote_size = sizeof remote;
+    const int raw = socket.native_handle();
+    const bool ends = ::getsockname(raw, reinterpret_cast<sockaddr*>(&local), &local_size) == 0 &&
+                      ::getpeername(raw, reinterpret_cast<sockaddr*>(&remote), &remote_size) == 0;
     // The channel owns plain fds; hand over a duplicate and let the socket object go. Close on
     // exec: an adapter spawned later must not keep this connection open.
     const int fd = ::fcntl(socket.native_handle(), F_DUPFD_CLOEXEC, 3);
@@ -87,6 +96,10 @@ struct Connect : std::enable_shared_from_this<Connect> {
     }
     Upstream upstream;
     upstream.description = fmt::format("debugpy at {}:{}", target.host, target.port);
+    if (ends) {
+      upstream.peer.local = local;
+      upstream.peer.remote = remote;
+    }
     upstream.channel = Channel::create(strand, fd, fd, "debugpy", max_size);
     ready(std::move(upstream));
   }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "adapter/child.hpp"
+#include "adapter/debuggee.hpp"
 #include "adapter/options.hpp"
 #include "adapter/transport.hpp"
 #include "common/result.hpp"
@@ -15,6 +16,7 @@ struct Upstream {
   std::shared_ptr<Channel> channel;
   std::unique_ptr<ChildProcess> child;  // null when connected over TCP
   std::string description;              // for logs: "debugpy adapter (pid 123)", "127.0.0.1:5678"
+  UpstreamPeer peer;                    // to find the debuggee debugpy names (debuggee.hpp)
 };
 
 using UpstreamReady = std::function<void(Result<Upstream>)>;

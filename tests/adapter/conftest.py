@@ -107,8 +107,9 @@ def start_serve(procs: Processes, tmp_path: Path, *extra, env=None, listen="127.
 
 
 def start_stdio(procs: Processes, *extra, env=None, stderr=None, user=None,
-                binary=None) -> tuple[subprocess.Popen, DapClient]:
-    argv = [binary or dapprof_bin(), "stdio", *extra]
+                binary=None, wrap=()) -> tuple[subprocess.Popen, DapClient]:
+    """`dapprof stdio` with `extra` arguments, run by the command `wrap` if given (strace)."""
+    argv = [*wrap, binary or dapprof_bin(), "stdio", *extra]
     proc = procs.start(user.argv(argv) if user else argv, stdin=subprocess.PIPE,
                        stdout=subprocess.PIPE, stderr=stderr, env=env)
     client = DapClient.over_process(proc)

@@ -72,6 +72,8 @@ inline std::unique_ptr<SessionPeers> start_session(asio::io_context& io, Session
     Upstream upstream;
     upstream.channel = Channel::create(strand, up, up, "fake adapter", max);
     upstream.description = "fake adapter";
+    // The fake adapter is this test process: the pids its events name are this machine's.
+    upstream.peer.host_pids = true;
     ready(std::move(upstream));
   };
   config.on_end = [ended = peers->ended] { *ended = true; };

@@ -11,6 +11,7 @@
 #include <future>
 #include <mutex>
 
+#include "recording_sink.hpp"
 #include "session_harness.hpp"
 
 namespace dapprof::adapter {
@@ -19,39 +20,7 @@ namespace {
 using namespace std::chrono_literals;
 using protocol::Json;
 
-class AnswerSink final : public profiling::Sink {
- public:
-  void respond(const Json& request, Json body) override {
-    push({{"seq", request["seq"]}, {"body", std::move(body)}});
-  }
-  void respond_error(const Json& request, const protocol::ProtocolError& error) override {
-    push({{"seq", request["seq"]}, {"id", static_cast<int>(error.id)}, {"message", error.message}});
-  }
-  void send_event(std::string_view, Json) override { ADD_FAILURE() << "no events expected"; }
-  bool client_open() override { return true; }
-  std::size_t client_queued_bytes() override { return 0; }
-  std::size_t client_unsent_in_kernel() override { return 0; }
-
-  std::optional<Json> next(std::chrono::milliseconds timeout = 5s) {
-    std::unique_lock lock(mutex_);
-    if (!arrived_.wait_for(lock, timeout, [&] { return !answers_.empty(); })) return std::nullopt;
-    Json m = std::move(answers_.front());
-    answers_.pop_front();
-    return m;
-  }
-
- private:
-  void push(Json m) {
-    {
-      std::lock_guard lock(mutex_);
-      answers_.push_back(std::move(m));
-    }
-    arrived_.notify_all();
-  }
-  std::mutex mutex_;
-  std::condition_variable arrived_;
-  std::deque<Json> answers_;
-};
+using test::RecordingSink;
 
 // A reader that records which process each read is for and waits until the test releases it.
 class HeldReader {
@@ -123,7 +92,7 @@ class TaskReadsTest : public ::testing::Test {
 
   test::IoThread io_;
   asio::strand<asio::io_context::executor_type> strand_{asio::make_strand(io_.context())};
-  AnswerSink sink_;
+  RecordingSink sink_;
   HeldReader reader_;
   std::shared_ptr<TaskReads> reads_;
 };
@@ -137,7 +106,7 @@ TEST_F(TaskReadsTest, TheStrandStaysFreeWhileAReadRunsAndTheAnswerComesBack) {
   reader_.release();
   auto answer = sink_.next();
   ASSERT_TRUE(answer);
-  EXPECT_EQ((*answer)["seq"], 1);
+  EXPECT_EQ((*answer)["response"], 1);
   EXPECT_EQ((*answer)["body"]["pid"], 4242);
 }
 
@@ -149,18 +118,18 @@ TEST_F(TaskReadsTest, OneReadAtATimeAndWaitingRequestsForOneProcessShareTheNext)
   read(4, 4242);  // shares request 2's read
   EXPECT_EQ(reader_.begun(2, 200ms).size(), 1u) << "a second read began while the first ran";
   reader_.release();
-  EXPECT_EQ((*sink_.next())["seq"], 1);
+  EXPECT_EQ((*sink_.next())["response"], 1);
   EXPECT_EQ(reader_.begun(2), (std::vector<pid_t>{4242, 4242}));
   reader_.release();
   auto second = sink_.next(), fourth = sink_.next();
   ASSERT_TRUE(second && fourth);
-  EXPECT_EQ((*second)["seq"], 2);
-  EXPECT_EQ((*fourth)["seq"], 4);
+  EXPECT_EQ((*second)["response"], 2);
+  EXPECT_EQ((*fourth)["response"], 4);
   EXPECT_EQ(reader_.begun(3), (std::vector<pid_t>{4242, 4242, 666}));
   reader_.release();
   auto error = sink_.next();
   ASSERT_TRUE(error);
-  EXPECT_EQ((*error)["seq"], 3);
+  EXPECT_EQ((*error)["response"], 3);
   EXPECT_EQ((*error)["id"], static_cast<int>(protocol::ProfilingErrorId::NoAsyncio));
   EXPECT_EQ((*error)["message"], "no asyncio");
   EXPECT_FALSE(sink_.next(100ms));

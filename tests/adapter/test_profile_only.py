@@ -117,6 +117,26 @@ def test_disconnect_terminates_a_launched_program(procs, tmp_path):
     assert client.wait_eof()
 
 
+def test_start_profiling_waits_for_a_program_starting_its_interpreter(procs, tmp_path):
+    # startProfiling right after launch, while the launched process has not become Python yet
+    # (here a wrapper that waits half a second before it execs the interpreter, as a pyenv shim
+    # or a slow file system would): the attach waits for the interpreter rather than answering
+    # that the process is not Python.
+    wrapper = tmp_path / "slow-python"
+    wrapper.write_text(f"#!/bin/sh\nsleep 0.5\nexec {DEBIAN_PYTHON} \"$@\"\n")
+    wrapper.chmod(0o755)
+    client = open_session(procs, tmp_path, "stdio")
+    pid = launch(client, {"program": str(TARGET), "args": [str(tmp_path / "never"), "60"],
+                          "python": str(wrapper)})
+    procs.pids.append(pid)
+    assert not os.readlink(f"/proc/{pid}/exe").startswith("/usr/bin/python3")
+    response = client.call("startProfiling", {"rate": 100})
+    assert response["success"], response
+    assert os.readlink(f"/proc/{pid}/exe").startswith("/usr/bin/python3")
+    assert client.call("disconnect", {})["success"]
+    assert wait_until(lambda: gone(pid), 10), "the launched program is still running"
+
+
 @pytest.mark.parametrize("transport", ["stdio", "serve"])
 def test_attach_profiles_a_running_process_and_leaves_it_running(procs, tmp_path, transport):
     stop_file = tmp_path / "stop"

@@ -44,13 +44,18 @@ def run(procs, interp, arguments: dict, seconds=1.5, scenario="taskgroup"):
     return body, stream
 
 
+def sampled(procs, interp, mode: str, scenario="taskgroup", **kwargs):
+    """A live run in `mode` (which the response must echo): its stream and task chains."""
+    if scenario == "taskgroup" and not by_task(interp):
+        pytest.skip("no TaskGroup before 3.11")
+    body, stream = run(procs, interp, {"async": mode}, scenario=scenario, **kwargs)
+    assert body["async"] == mode
+    return stream, chains(stream)
+
+
 @pytest.mark.parametrize("interp", pythons.each())
 def test_running_mode_live(procs, interp):
-    if not by_task(interp):
-        pytest.skip("no TaskGroup before 3.11")
-    body, stream = run(procs, interp, {"async": "running"})
-    assert body["async"] == "running"
-    seen = chains(stream)
+    stream, seen = sampled(procs, interp, "running")
     cpu = sum(n for c, n in seen.items() if c == (("Task-1", "waiting"), ("cpu", "running")))
     assert cpu > 0.5 * len(stream.stacks), seen
     for _, ids in stream.stacks:
@@ -65,11 +70,7 @@ def test_running_mode_live(procs, interp):
 
 @pytest.mark.parametrize("interp", pythons.each())
 def test_all_mode_live_adds_waiting_tasks(procs, interp):
-    if not by_task(interp):
-        pytest.skip("no TaskGroup before 3.11")
-    body, stream = run(procs, interp, {"async": "all"})
-    assert body["async"] == "all"
-    seen = chains(stream)
+    _, seen = sampled(procs, interp, "all")
     for h in range(3):
         for i in range(2):
             chain = (("Task-1", "waiting"), (f"handler-{h}", "waiting"),
@@ -82,9 +83,7 @@ def test_all_mode_live_adds_waiting_tasks(procs, interp):
 def test_every_version_live(procs, interp):
     # "direct": Task-1 awaits the task "awaiting", which awaits the task "awaited"; the tasks
     # come from .AsyncioDebug (3.14+) or asyncio's own registries (3.8-3.13).
-    body, stream = run(procs, interp, {"async": "all"}, seconds=1.0, scenario="direct")
-    assert body["async"] == "all"
-    seen = chains(stream)
+    _, seen = sampled(procs, interp, "all", scenario="direct", seconds=1.0)
     leaf = (("Task-1", "waiting"), ("awaiting", "waiting"), ("awaited", "waiting"))
     assert seen[leaf] >= 50, seen
     assert set(seen) - {()} == {leaf}, seen

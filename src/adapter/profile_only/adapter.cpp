@@ -261,6 +261,7 @@ UpstreamConnector make_connector(Reaper& reaper, std::size_t max_message_size, s
         Channel::create(strand, fds[1], fds[1], "profile-only adapter", max_message_size));
     Upstream upstream;
     upstream.description = "dapprof's profile-only adapter (no debugger)";
+    upstream.peer.host_pids = true;
     upstream.channel = Channel::create(strand, fds[0], fds[0], "profile-only", max_message_size);
     ready(std::move(upstream));
   };

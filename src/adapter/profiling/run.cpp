@@ -9,6 +9,7 @@
 #include "common/base64.hpp"
 #include "formats/writers.hpp"
 #include "protocol/sampling.hpp"
+#include "sampler/process/age.hpp"
 
 namespace dapprof::adapter::profiling {
 namespace {
@@ -19,6 +20,9 @@ using protocol::StoppedReason;
 // again after kRetry: a slow client then delays DAP traffic by at most this much data.
 constexpr std::size_t kKernelBacklog = 256u * 1024u;
 constexpr auto kRetry = std::chrono::milliseconds(10);
+// A process younger than kYoung is given up to kInterpreterStartup to start its interpreter.
+constexpr auto kYoung = std::chrono::seconds(5);
+constexpr auto kInterpreterStartup = std::chrono::seconds(2);
 
 StoppedReason stopped_reason(sampler::StopReason reason) {
   return reason == sampler::StopReason::Exited ? StoppedReason::Exited : StoppedReason::Error;
@@ -72,7 +76,13 @@ void Run::start(Json request, const protocol::StartProfilingArguments& arguments
       arguments.stacks ? protocol::Encoding::Stacks : protocol::Encoding::Frames);
   pending_start_ = std::move(request);
 
-  const sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
+  sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
+  // A program started a moment ago (a profile-only launch, a child process just announced) may
+  // not have mapped its interpreter yet: the attach waits for it a while, as for a program
+  // dapprof starts itself, rather than answering that it is not Python. An older process is
+  // what it is.
+  if (const auto age = sampler::process::process_age(target); age && *age < kYoung)
+    options.wait_for_interpreter = kInterpreterStartup;
   // Detached: a session that ends meanwhile must not wait for an attach. What it posts holds the
   // run weakly; a sampler nobody takes is stopped by its destructor.
   std::thread([weak = weak_from_this(), mailbox = mailbox_, generation, recording = recording_,

@@ -14,6 +14,7 @@
 #include "app/cli/proc_info.hpp"
 #include "sampler/process/maps.hpp"
 #include "sampler/process/permissions.hpp"
+#include "sampler/process/pid_namespace.hpp"
 #include "sampler/python/discovery.hpp"
 
 namespace dapprof::app::cli {
@@ -65,6 +66,8 @@ std::optional<PythonProcessEntry> inspect(pid_t pid) {
     entry.version = version_in_name(entry.command);
     entry.why = sampler::process::permission_denied_message(pid, "read its memory");
   }
+  if (const auto ids = sampler::process::namespace_pids(pid); ids.size() > 1)
+    entry.ns_pid = ids.back();
   entry.user = user_name(entry.uid);
   entry.own = entry.uid == geteuid();
   return entry;
@@ -94,6 +97,7 @@ int run_ps(const PsOptions& options) {
     Json list = Json::array();
     for (const auto& p : processes) {
       list.push_back({{"pid", p.pid},
+                      {"ns_pid", p.ns_pid > 0 ? Json(p.ns_pid) : Json()},
                       {"uid", p.uid},
                       {"user", p.user},
                       {"command", p.command},
@@ -105,9 +109,12 @@ int run_ps(const PsOptions& options) {
     std::cout << Json{{"processes", list}}.dump(2) << '\n';
     return 0;
   }
-  std::cout << fmt::format("{:>8}  {:<12} {:<8} {}\n", "PID", "USER", "PYTHON", "COMMAND");
+  // NSPID: the PID inside its container, where the program has one ("-": dapprof's namespace).
+  std::cout << fmt::format("{:>8} {:>7}  {:<12} {:<8} {}\n", "PID", "NSPID", "USER", "PYTHON",
+                           "COMMAND");
   for (const auto& p : processes) {
-    std::cout << fmt::format("{:>8}  {:<12} {:<8} {}{}\n", p.pid, p.user,
+    std::cout << fmt::format("{:>8} {:>7}  {:<12} {:<8} {}{}\n", p.pid,
+                             p.ns_pid > 0 ? std::to_string(p.ns_pid) : "-", p.user,
                              p.version.empty() ? "?" : p.version, joined(p.command),
                              p.readable ? "" : "  (cannot be read by this user)");
   }

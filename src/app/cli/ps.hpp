@@ -10,6 +10,9 @@ namespace dapprof::app::cli {
 
 struct PythonProcessEntry {
   pid_t pid = 0;
+  // In a PID namespace of its own (a container): the PID it has there, which the program itself,
+  // its logs and debugpy report; 0 when it is in dapprof's namespace.
+  pid_t ns_pid = 0;
   unsigned uid = 0;
   std::string user;                  // the owner's name, or its uid if it has none
   std::vector<std::string> command;  // its command line

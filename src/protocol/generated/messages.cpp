@@ -148,6 +148,8 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
     return error;
   if (auto error = r.boolean("stacks", out.stacks)) return error;
   if (auto error = r.integer("pid", kMinPid, kMaxPid, "", out.pid)) return error;
+  if (auto error = r.integer("processId", kMinProcessId, kMaxProcessId, "", out.process_id))
+    return error;
   if (auto error = r.not_both("native", out.native, "nonblocking", out.nonblocking,
                               "native stacks can only be read while the threads are paused; set "
                               "'nonblocking' to false"))
@@ -294,6 +296,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["batchIntervalMs"] = value.batch_interval_ms;
   j["stacks"] = value.stacks;
   if (value.pid) j["pid"] = *value.pid;
+  if (value.process_id) j["processId"] = *value.process_id;
   return j;
 }
 

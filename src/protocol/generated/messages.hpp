@@ -139,6 +139,8 @@ inline constexpr int kMinBatchIntervalMs = 10;
 inline constexpr int kMaxBatchIntervalMs = 5000;
 inline constexpr pid_t kMinPid = 1;
 inline constexpr pid_t kMaxPid = 2147483647;
+inline constexpr int kMinProcessId = 1;
+inline constexpr int kMaxProcessId = 2147483647;
 inline constexpr std::size_t kMaxTopFunctions = 20;
 
 // Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, thread,
@@ -243,6 +245,11 @@ struct StartProfilingArguments {
   bool stacks = false;
   // The process to profile: the debuggee (default) or one of its descendants.
   std::optional<pid_t> pid;
+  // The debuggee's PID on the machine dapprof runs on, for a debuggee in another PID namespace (a
+  // container) that dapprof cannot find by itself from the PID debugpy reports. It must be that
+  // process: the one its own PID namespace knows by debugpy's PID, running the program debugpy
+  // names. `pid` then names one of its descendants.
+  std::optional<int> process_id;
 
   // `json` is the request's "arguments" member: null or absent means all defaults, and so does a
   // null field. Unknown fields are ignored. Each invalid field gives an error naming it, with code

@@ -9,7 +9,6 @@
 #include "sampler/process/tasks.hpp"
 #include "sampler/python/asyncio_legacy_awaiters.hpp"
 #include "sampler/python/asyncio_legacy_kinds.hpp"
-#include "sampler/python/asyncio_legacy_registry.hpp"
 #include "sampler/python/asyncio_legacy_task.hpp"
 #include "sampler/python/legacy_coroutine_chains.hpp"
 #include "sampler/python/pthread_tids.hpp"
@@ -17,7 +16,9 @@
 namespace dapprof::sampler::python {
 namespace {
 
-constexpr int kMaxInterpreters = 64;
+constexpr std::size_t kMaxInterpreters = 64;
+// Event loops whose thread is kept (a program runs a few).
+constexpr std::size_t kMaxLoops = 1024;
 // Objects copied per task; larger sizes are no build's (a misread, or a hostile target).
 constexpr std::uint64_t kMaxObjectCopy = 4096;
 // Tasks named in one note about awaiters not found.
@@ -81,13 +82,45 @@ Result<AsyncTasks> LegacyAsyncioReader::read() {
   return result;
 }
 
+Result<LegacyRegistry> LegacyAsyncioReader::registry(Address interp, Address modules,
+                                                     std::size_t room) {
+  const auto now = Clock::now();
+  if (const auto it = places_.find(interp); it != places_.end() && now - it->second.at < kKeep) {
+    auto reg = read_legacy_registry(objects_, it->second.value, room);
+    if (reg || reg.code() != ErrorCode::TornRead) return reg;
+    places_.erase(it);  // moved (a module reloaded, an interpreter's memory reused): find again
+  }
+  auto places = find_legacy_registry(objects_, modules);
+  if (!places) return places.error();
+  if (places_.size() >= kMaxInterpreters) places_.clear();
+  places_[interp] = {*places, now};
+  return read_legacy_registry(objects_, *places, room);
+}
+
+Result<std::uint64_t> LegacyAsyncioReader::loop_thread(Address loop) {
+  if (loop == 0) return std::uint64_t{0};
+  const auto now = Clock::now();
+  if (const auto it = loop_threads_.find(loop);
+      it != loop_threads_.end() && now - it->second.at < kKeep)
+    return it->second.value;
+  auto ident = objects_.instance_attribute(loop, "_thread_id");
+  if (!ident && ident.code() != ErrorCode::TornRead) return ident.error();
+  if (!ident) return std::uint64_t{0};  // torn: not kept, read again next time
+  std::uint64_t pthread = 0;
+  if (*ident != 0)
+    if (auto n = objects_.unsigned_int(*ident)) pthread = *n;
+  if (loop_threads_.size() >= kMaxLoops) loop_threads_.clear();
+  loop_threads_[loop] = {pthread, now};
+  return pthread;
+}
+
 Result<bool> LegacyAsyncioReader::read_interpreter(Address interp, Address modules,
                                                    Address threads_head, AsyncTasks& result) {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
   const std::size_t room =
       AsyncTasks::kMaxTasks - std::min(AsyncTasks::kMaxTasks, result.tasks.size());
-  auto reg = read_legacy_registry(objects_, modules, room);
+  auto reg = registry(interp, modules, room);
   if (!reg) {
     if (reg.code() == ErrorCode::NotPython) return false;
     return reg.error();
@@ -118,22 +151,18 @@ Result<bool> LegacyAsyncioReader::read_interpreter(Address interp, Address modul
     if (!known) return known.error();
     std::vector<std::uint64_t> pthreads;
     for (const auto& t : threads) pthreads.push_back(t.pthread);
-    const auto tids = PthreadTids().tids(mem, pthreads, *known);
+    const auto tids = PthreadTids().tids(mem, pthreads, *known, walker_.tids());
     for (std::size_t i = 0; i < threads.size(); ++i) threads[i].tid = tids[i];
   }
   std::unordered_map<Address, std::uint64_t> loop_tid;
   for (const auto& t : *tasks) {
     if (loop_tid.contains(t.loop)) continue;
     std::uint64_t tid = 0;  // the loop is not running (or not a loop asyncio's base class made)
-    Result<Address> ident = Address{0};
-    if (t.loop != 0) ident = objects_.instance_attribute(t.loop, "_thread_id");
-    if (!ident && ident.code() != ErrorCode::TornRead) return ident.error();
-    if (ident && *ident != 0) {
-      if (auto pthread = objects_.unsigned_int(*ident)) {
-        for (const auto& th : threads)
-          if (th.pthread == *pthread) tid = th.tid;
-      }
-    }
+    auto pthread = loop_thread(t.loop);
+    if (!pthread) return pthread.error();
+    if (*pthread != 0)
+      for (const auto& th : threads)
+        if (th.pthread == *pthread) tid = th.tid;
     loop_tid.emplace(t.loop, tid);
   }
 

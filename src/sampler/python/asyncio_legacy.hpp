@@ -9,8 +9,12 @@
 // stack down to its coroutine's frame, found by address among that stack's frames.
 #include <sys/types.h>
 
+#include <chrono>
+#include <unordered_map>
+
 #include "common/result.hpp"
 #include "sampler/async_tasks.hpp"
+#include "sampler/python/asyncio_legacy_registry.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/python/stack_walk.hpp"
@@ -29,15 +33,31 @@ class LegacyAsyncioReader {
   // of the layout known for its version (a patch release that changed it).
   Result<AsyncTasks> read();
 
+  // How long what was found by name (the registry's places, each loop's thread) is trusted: a
+  // reader kept across samples finds them again at most this often, not at every sample.
+  static constexpr std::chrono::seconds kKeep{1};
+
  private:
+  using Clock = std::chrono::steady_clock;
   // The tasks of one interpreter, appended to `result`; false if it has not imported asyncio.
   Result<bool> read_interpreter(Address interp, Address modules, Address threads_head,
                                 AsyncTasks& result);
+  // The registry of `interp`, from its places as last found while they are fresh.
+  Result<LegacyRegistry> registry(Address interp, Address modules, std::size_t room);
+  // The pthread_t of the thread running `loop` (its _thread_id), 0 if it runs in none.
+  Result<std::uint64_t> loop_thread(Address loop);
 
   pid_t pid_;
   const Objects& objects_;
   StackWalker& walker_;
   const Interpreter& interp_;
+  template <typename T>
+  struct Kept {
+    T value;
+    Clock::time_point at;
+  };
+  std::unordered_map<Address, Kept<LegacyRegistryPlaces>> places_;  // by interpreter
+  std::unordered_map<Address, Kept<std::uint64_t>> loop_threads_;   // by event loop
 };
 
 }  // namespace dapprof::sampler::python

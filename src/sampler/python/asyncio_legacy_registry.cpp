@@ -58,17 +58,16 @@ Result<std::vector<Address>> set_keys(const Objects& objects, Address set, std::
   return keys;
 }
 
-Result<LegacyRegistry> read_legacy_registry(const Objects& objects, Address modules,
-                                            std::size_t max_tasks) {
+Result<LegacyRegistryPlaces> find_legacy_registry(const Objects& objects, Address modules) {
   const Layout& l = objects.layout();
-  LegacyRegistry reg;
+  LegacyRegistryPlaces at;
   auto tasks_dict = module_dict(objects, modules, "asyncio.tasks");
   if (!tasks_dict) return tasks_dict.error();
   if (*tasks_dict == 0) return not_imported("asyncio");
   auto c_dict = module_dict(objects, modules, "_asyncio");
   if (!c_dict) return c_dict.error();
   if (*c_dict == 0) return not_imported("_asyncio (asyncio runs without its C accelerator)");
-  for (auto [name, out] : {std::pair{"Task", &reg.task_type}, {"Future", &reg.future_type}}) {
+  for (auto [name, out] : {std::pair{"Task", &at.task_type}, {"Future", &at.future_type}}) {
     auto type = objects.dict_lookup(*c_dict, name);
     if (!type) return type.error();
     if (*type == 0) return torn("_asyncio has no Task or Future");
@@ -82,37 +81,49 @@ Result<LegacyRegistry> read_legacy_registry(const Objects& objects, Address modu
   auto data = objects.instance_attribute(*weak, "data");
   if (!data) return data.error();
   if (*data == 0) return torn("the task WeakSet has no data set");
-  auto refs = set_keys(objects, *data, max_tasks, reg.truncated);
+  at.weak_data = *data;
+  if (split) {
+    auto eager = objects.dict_lookup(*tasks_dict, "_eager_tasks");
+    if (!eager) return eager.error();
+    at.eager = *eager;
+  }
+  auto current = objects.dict_lookup(*tasks_dict, "_current_tasks");
+  if (!current) return current.error();
+  at.current = *current;
+  return at;
+}
+
+Result<LegacyRegistry> read_legacy_registry(const Objects& objects,
+                                            const LegacyRegistryPlaces& places,
+                                            std::size_t max_tasks) {
+  const Layout& l = objects.layout();
+  LegacyRegistry reg;
+  reg.task_type = places.task_type;
+  reg.future_type = places.future_type;
+  auto refs = set_keys(objects, places.weak_data, max_tasks, reg.truncated);
   if (!refs) return refs.error();
   std::vector<Address> referents(refs->size());
   std::vector<Chunk> chunks;
   for (std::size_t i = 0; i < refs->size(); ++i)
     chunks.push_back({(*refs)[i] + l.weakref_object, &referents[i], sizeof(Address)});
-  if (!objects.memory().read_many(chunks)) {
-    for (std::size_t i = 0; i < chunks.size(); ++i) {
-      if (!objects.memory().read(chunks[i].addr, chunks[i].out, chunks[i].size)) {
-        referents[i] = 0;
-        ++reg.torn;
-      }
+  std::vector<char> failed;
+  objects.memory().read_each(chunks, failed);
+  for (std::size_t i = 0; i < referents.size(); ++i) {
+    if (failed[i]) {
+      ++reg.torn;
+      continue;
     }
+    if (referents[i] != 0) reg.tasks.push_back(referents[i]);
   }
-  for (auto r : referents)
-    if (r != 0) reg.tasks.push_back(r);
-  if (split) {
-    auto eager = objects.dict_lookup(*tasks_dict, "_eager_tasks");
-    if (!eager) return eager.error();
-    if (*eager != 0) {
-      auto keys = set_keys(objects, *eager, max_tasks, reg.truncated);
-      if (!keys) return keys.error();
-      reg.tasks.insert(reg.tasks.end(), keys->begin(), keys->end());
-    }
+  if (places.eager != 0) {
+    auto keys = set_keys(objects, places.eager, max_tasks, reg.truncated);
+    if (!keys) return keys.error();
+    reg.tasks.insert(reg.tasks.end(), keys->begin(), keys->end());
   }
   std::sort(reg.tasks.begin(), reg.tasks.end());
   reg.tasks.erase(std::unique(reg.tasks.begin(), reg.tasks.end()), reg.tasks.end());
-  auto current = objects.dict_lookup(*tasks_dict, "_current_tasks");
-  if (!current) return current.error();
-  if (*current != 0) {
-    auto items = objects.dict_items(*current);
+  if (places.current != 0) {
+    auto items = objects.dict_items(places.current);
     if (!items) return items.error();
     for (const auto& item : *items) reg.current.emplace_back(item.key, item.value);
   }

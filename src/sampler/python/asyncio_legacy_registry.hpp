@@ -24,9 +24,23 @@ struct LegacyRegistry {
   bool truncated = false;  // more than `max_tasks` entries
 };
 
-// The registry of the interpreter whose modules dict is `modules`. NotPython when asyncio (or its
+// Where an interpreter's registry is: objects made once when asyncio is imported, found through
+// sys.modules by name (a read of every key's string: costly, so found once and kept a while).
+struct LegacyRegistryPlaces {
+  Address task_type = 0;
+  Address future_type = 0;
+  Address weak_data = 0;  // the set of weak references of _all_tasks or _scheduled_tasks
+  Address eager = 0;      // 3.12-3.13: the set _eager_tasks; 0 before
+  Address current = 0;    // the dict _current_tasks; 0 if it has none
+};
+
+// The places of the interpreter whose modules dict is `modules`. NotPython when asyncio (or its
 // C accelerator _asyncio, whose objects are the ones read) is not imported there.
-Result<LegacyRegistry> read_legacy_registry(const Objects& objects, Address modules,
+Result<LegacyRegistryPlaces> find_legacy_registry(const Objects& objects, Address modules);
+
+// What the registry at `places` holds now.
+Result<LegacyRegistry> read_legacy_registry(const Objects& objects,
+                                            const LegacyRegistryPlaces& places,
                                             std::size_t max_tasks);
 
 // The keys of the set at `set` (live entries only), at most `max` (then `truncated`).

@@ -4,6 +4,8 @@
 #include <optional>
 #include <span>
 
+#include "sampler/python/chain_levels.hpp"
+
 namespace dapprof::sampler::python {
 namespace {
 
@@ -21,36 +23,22 @@ struct Chain {
   // Scratch of the level in progress.
   Address code = 0, instr = 0, stackpointer = 0, awaited = 0;
   std::uint8_t state = 0;
+  CoroutineChains::Tip tip;
 };
 
 }  // namespace
 
 std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
-    const std::vector<Address>& coros, std::size_t max_length, bool& truncated) {
+    const std::vector<Address>& coros, std::size_t max_length, bool& truncated,
+    std::vector<Tip>* tips) {
   const Layout& l = objects_.layout();
   const std::size_t gen_len = std::max(l.gen_size, l.gen_iframe + l.frame_size);
   std::vector<Chain> chains(coros.size());
   for (std::size_t i = 0; i < coros.size(); ++i) chains[i].next = coros[i];
-  std::vector<std::size_t> active;
   std::vector<std::byte> bytes;
   std::vector<Chunk> chunks;
   std::vector<char> failed;
-  for (std::size_t level = 0;; ++level) {
-    active.clear();
-    for (std::size_t i = 0; i < chains.size(); ++i) {
-      Chain& c = chains[i];
-      if (c.error || c.next == 0) continue;
-      if (!plausible(c.next)) {
-        c.error = torn("implausible coroutine address");
-        continue;
-      }
-      active.push_back(i);
-    }
-    if (active.empty()) break;
-    if (level == max_length) {
-      truncated = true;
-      break;
-    }
+  read_levels(chains, max_length, truncated, [&](const std::vector<std::size_t>& active) {
     // The coroutine objects, each with the frame embedded in it.
     bytes.resize(active.size() * gen_len);
     chunks.clear();
@@ -64,8 +52,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
         c.error = torn("coroutine object not readable");
         continue;
       }
-      const std::vector<std::byte> gen(bytes.begin() + k * gen_len,
-                                       bytes.begin() + (k + 1) * gen_len);
+      const std::span<const std::byte> gen(bytes.data() + k * gen_len, gen_len);
       const auto type = load<Address>(gen, l.object_type);
       c.state = load<std::uint8_t>(gen, l.gen_frame_state);
       if ((c.type != 0 && type != c.type) || c.state == l.gen_state_cleared) {
@@ -102,6 +89,7 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
         continue;
       }
       c.outer_first.push_back(std::move(*frame));
+      c.tip = {c.next, c.instr};
       c.next = 0;
       if (c.state != l.gen_state_suspended_yield_from) continue;
       if (!plausible(c.stackpointer)) {
@@ -125,18 +113,12 @@ std::vector<Result<std::vector<model::Frame>>> CoroutineChains::read(
       }
       c.next = c.awaited & ~kStackRefTagBits;
     }
+  });
+  if (tips) {
+    tips->clear();
+    for (const auto& c : chains) tips->push_back(c.error ? Tip{} : c.tip);
   }
-  std::vector<Result<std::vector<model::Frame>>> out;
-  out.reserve(chains.size());
-  for (auto& c : chains) {
-    if (c.error) {
-      out.emplace_back(*c.error);
-      continue;
-    }
-    std::reverse(c.outer_first.begin(), c.outer_first.end());
-    out.emplace_back(std::move(c.outer_first));
-  }
-  return out;
+  return chain_frames(chains);
 }
 
 }  // namespace dapprof::sampler::python

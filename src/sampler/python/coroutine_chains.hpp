@@ -19,11 +19,18 @@ class CoroutineChains {
   CoroutineChains(const Objects& objects, StackWalker& walker)
       : objects_(objects), walker_(walker) {}
 
+  // The innermost coroutine of a chain read and its instruction pointer then: while a
+  // suspended task's innermost coroutine stays at that instruction, its chain is unchanged.
+  struct Tip {
+    Address coro = 0;  // 0: the chain has no frame
+    Address instr = 0;
+  };
   // For each of `coros` (0: none, an empty chain), its frames innermost first, or TornRead if
   // some object of it read as nonsense. A chain stops at `max_length` coroutines, which sets
-  // `truncated`.
+  // `truncated`. `tips`, if given, receives each chain's Tip, parallel to `coros`.
   std::vector<Result<std::vector<model::Frame>>> read(const std::vector<Address>& coros,
-                                                      std::size_t max_length, bool& truncated);
+                                                      std::size_t max_length, bool& truncated,
+                                                      std::vector<Tip>* tips = nullptr);
 
  private:
   const Objects& objects_;

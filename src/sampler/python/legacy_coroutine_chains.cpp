@@ -5,6 +5,8 @@
 #include <optional>
 #include <span>
 
+#include "sampler/python/chain_levels.hpp"
+
 namespace dapprof::sampler::python {
 namespace {
 
@@ -47,36 +49,9 @@ std::vector<Result<std::vector<model::Frame>>> LegacyCoroutineChains::read(
     const std::vector<Address>& coros, std::size_t max_length, bool& truncated) {
   std::vector<Chain> chains(coros.size());
   for (std::size_t i = 0; i < coros.size(); ++i) chains[i].next = coros[i];
-  std::vector<std::size_t> active;
-  for (std::size_t level = 0;; ++level) {
-    active.clear();
-    for (std::size_t i = 0; i < chains.size(); ++i) {
-      Chain& c = chains[i];
-      if (c.error || c.next == 0) continue;
-      if (!plausible(c.next)) {
-        c.error = torn("implausible coroutine address");
-        continue;
-      }
-      active.push_back(i);
-    }
-    if (active.empty()) break;
-    if (level == max_length) {
-      truncated = true;
-      break;
-    }
-    read_level(chains, active);
-  }
-  std::vector<Result<std::vector<model::Frame>>> out;
-  out.reserve(chains.size());
-  for (auto& c : chains) {
-    if (c.error) {
-      out.emplace_back(*c.error);
-      continue;
-    }
-    std::reverse(c.outer_first.begin(), c.outer_first.end());
-    out.emplace_back(std::move(c.outer_first));
-  }
-  return out;
+  read_levels(chains, max_length, truncated,
+              [&](const std::vector<std::size_t>& active) { read_level(chains, active); });
+  return chain_frames(chains);
 }
 
 void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
@@ -98,8 +73,7 @@ void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
       c.error = torn("coroutine object not readable");
       continue;
     }
-    const std::vector<std::byte> gen(bytes.begin() + k * gen_len,
-                                     bytes.begin() + (k + 1) * gen_len);
+    const std::span<const std::byte> gen(bytes.data() + k * gen_len, gen_len);
     const auto type = load<Address>(gen, l.object_type);
     if (c.type != 0 && type != c.type) {
       c.next = 0;  // awaiting something else than a coroutine of its kind: the chain ends
@@ -151,8 +125,7 @@ void LegacyCoroutineChains::read_level(std::vector<Chain>& chains,
         c.error = torn("coroutine frame not readable");
         continue;
       }
-      const std::vector<std::byte> f(bytes.begin() + k * l.frame_size,
-                                     bytes.begin() + (k + 1) * l.frame_size);
+      const std::span<const std::byte> f(bytes.data() + k * l.frame_size, l.frame_size);
       c.code = load<Address>(f, l.frame_code);
       c.lasti = load<std::int32_t>(f, l.frame_lasti);
       if (!l.at_least(3, 10)) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,7 +42,7 @@ constexpr Address kStackRefTagBits = 7;
 // A field of a structure copied out of the target; zero if the copy is too short for it (or the
 // field is kAbsent: the test must not overflow).
 template <typename T>
-T load(const std::vector<std::byte>& buf, std::uint64_t offset) {
+T load(std::span<const std::byte> buf, std::uint64_t offset) {
   T v{};
   if (offset <= buf.size() && sizeof(T) <= buf.size() - offset)
     std::memcpy(&v, buf.data() + offset, sizeof(T));

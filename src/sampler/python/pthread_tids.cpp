@@ -43,8 +43,14 @@ std::optional<std::uint64_t> PthreadTids::find_offset(const process::ProcessMemo
 
 std::vector<std::uint64_t> PthreadTids::tids(const process::ProcessMemory& memory,
                                              const std::vector<std::uint64_t>& pthreads,
-                                             const std::vector<pid_t>& known) {
+                                             const std::vector<pid_t>& host_known,
+                                             process::NamespaceTids* ns) {
   std::vector<std::uint64_t> out(pthreads.size(), 0);
+  std::vector<pid_t> inner;
+  if (ns && ns->nested())
+    for (const pid_t tid : host_known)
+      if (const pid_t in = ns->inner(tid)) inner.push_back(in);
+  const std::vector<pid_t>& known = ns && ns->nested() ? inner : host_known;
   if (!offset_) offset_ = find_offset(memory, pthreads, known);
   if (!offset_) return out;
   std::vector<std::int32_t> values(pthreads.size(), 0);
@@ -55,7 +61,8 @@ std::vector<std::uint64_t> PthreadTids::tids(const process::ProcessMemory& memor
   if (!memory.read_many(chunks)) return out;  // unknown this time; the threads still get stacks
   const std::set<pid_t> tids(known.begin(), known.end());
   for (std::size_t i = 0; i < pthreads.size(); ++i) {
-    if (tids.contains(values[i])) out[i] = static_cast<std::uint64_t>(values[i]);
+    if (!tids.contains(values[i])) continue;
+    out[i] = static_cast<std::uint64_t>(ns ? ns->host(values[i]) : values[i]);
   }
   return out;
 }

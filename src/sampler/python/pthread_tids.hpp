@@ -10,15 +10,19 @@
 #include <vector>
 
 #include "sampler/process/memory.hpp"
+#include "sampler/process/namespace_tids.hpp"
 
 namespace dapprof::sampler::python {
 
 class PthreadTids {
  public:
-  // TIDs for `pthreads` (0 where unknown), given the TIDs the process has now.
+  // TIDs for `pthreads` (0 where unknown), given the TIDs the process has now. A struct pthread
+  // holds its thread's TID in the process's PID namespace: with `ns`, `known` (host TIDs) are
+  // looked for as the process knows them, and what is found is returned as the host's.
   std::vector<std::uint64_t> tids(const process::ProcessMemory& memory,
                                   const std::vector<std::uint64_t>& pthreads,
-                                  const std::vector<pid_t>& known);
+                                  const std::vector<pid_t>& known,
+                                  process::NamespaceTids* ns = nullptr);
 
  private:
   std::optional<std::uint64_t> find_offset(const process::ProcessMemory& memory,

@@ -14,6 +14,7 @@
 #include <unordered_set>
 
 #include "sampler/native/native_stacks.hpp"
+#include "sampler/process/namespace_tids.hpp"
 #include "sampler/process/pause.hpp"
 #include "sampler/process/sample_reads.hpp"
 #include "sampler/process/tasks.hpp"
@@ -62,6 +63,7 @@ class PythonProcessImpl final : public PythonProcess {
       : pid_(pid),
         options_(options),
         memory_(pid),
+        namespace_tids_(pid),
         interp_(std::move(interp)),
         layout_(layout),
         objects_(memory_, layout_, interp_.types),
@@ -71,6 +73,7 @@ class PythonProcessImpl final : public PythonProcess {
         native_(std::move(native)),
         warning_(std::move(warning)) {
     memory_.use(&sample_reads_);
+    if (namespace_tids_.nested()) walker_.map_tids(&namespace_tids_);
     if (options.async != model::AsyncMode::Off)
       tasks_sampling_.emplace(pid_, objects_, walker_, interp_, options.async);
   }
@@ -342,7 +345,7 @@ class PythonProcessImpl final : public PythonProcess {
       if (ids.empty()) break;
       auto known = tasks_.get(stale);
       if (!known) return known.error();
-      const auto tids = tid_finder_.tids(memory_, ids, *known);
+      const auto tids = tid_finder_.tids(memory_, ids, *known, &namespace_tids_);
       for (std::size_t i = 0; i < unknown.size(); ++i) unknown[i]->tid = tids[i];
       if (std::find(tids.begin(), tids.end(), 0) == tids.end()) break;
       if (tasks_.fresh()) break;
@@ -423,6 +426,8 @@ class PythonProcessImpl final : public PythonProcess {
   pid_t pid_;
   AttachOptions options_;
   process::ProcessMemory memory_;
+  // A container's TIDs as the host knows them (the walker maps every thread's through it).
+  process::NamespaceTids namespace_tids_;
   process::SampleReads sample_reads_;
   python::Interpreter interp_;
   python::Layout layout_;

@@ -1,13 +1,14 @@
 #include "sampler/python/running_tasks.hpp"
 
 #include <algorithm>
+#include <span>
 #include <unordered_set>
-
-#include "sampler/python/coroutine_chains.hpp"
 
 namespace dapprof::sampler::python {
 
 using Chunk = process::ProcessMemory::Chunk;
+// Chains kept for the awaiters of recently running tasks (a few per thread in practice).
+constexpr std::size_t kMaxKnownChains = 4096;
 
 std::vector<model::Frame> frames_down_to(const std::vector<model::Frame>& stack,
                                          std::size_t python_index) {
@@ -46,7 +47,7 @@ Result<AsyncTasks> RunningTasks::read(const model::Snapshot& snap,
     if (!plausible(task)) return torn("implausible running task");
     if (seen.insert(task).second) level.push_back({task, static_cast<std::ptrdiff_t>(i)});
   }
-  std::vector<Address> coros;  // of the tasks that wait, parallel to `waiting`
+  std::vector<TaskFields> waiting_fields;  // of the tasks that wait, parallel to `waiting`
   std::vector<std::size_t> waiting;
   std::vector<std::byte> bytes;
   for (std::size_t depth = 0; !level.empty(); ++depth) {
@@ -63,8 +64,7 @@ Result<AsyncTasks> RunningTasks::read(const model::Snapshot& snap,
     if (auto s = mem.read_many(chunks); !s) return as_torn(s.error());
     std::vector<Pending> next;
     for (std::size_t k = 0; k < level.size(); ++k) {
-      const std::vector<std::byte> one(bytes.begin() + static_cast<long>(k * size),
-                                       bytes.begin() + static_cast<long>((k + 1) * size));
+      const std::span<const std::byte> one(bytes.data() + k * size, size);
       // An awaiter that is a plain future (not a task) ends the chain there.
       if (level[k].thread < 0 && !tasks_.is_task(one)) continue;
       auto fields = tasks_.fields(one);
@@ -96,20 +96,70 @@ Result<AsyncTasks> RunningTasks::read(const model::Snapshot& snap,
       }
       if (!running) {
         waiting.push_back(result.tasks.size());
-        coros.push_back(fields->coro);
+        waiting_fields.push_back(*fields);
       }
       result.tasks.push_back(std::move(t));
     }
     level = std::move(next);
   }
-  // The awaiters' coroutine chains, all together.
-  auto chains =
-      CoroutineChains(objects_, walker_).read(coros, AsyncTasks::kMaxChain, result.truncated);
-  for (std::size_t k = 0; k < waiting.size(); ++k) {
-    if (!chains[k]) return chains[k].error();
-    result.tasks[waiting[k]].frames = std::move(*chains[k]);
-  }
+  if (auto s = chains_of(result, waiting, waiting_fields); !s) return s.error();
   return result;
+}
+
+Status RunningTasks::chains_of(AsyncTasks& result, const std::vector<std::size_t>& waiting,
+                               const std::vector<TaskFields>& fields) {
+  const Layout& l = objects_.layout();
+  // The tasks whose chain is known, and the instruction words that tell whether it still is, in
+  // one system call.
+  std::vector<std::size_t> known;  // indices into `waiting`
+  std::vector<Address> instrs;
+  std::vector<Chunk> chunks;
+  for (std::size_t k = 0; k < waiting.size(); ++k) {
+    const auto it = known_.find(result.tasks[waiting[k]].id);
+    if (it == known_.end() || fields[k].fut_waiter == 0 || it->second.tip.coro == 0 ||
+        it->second.coro != fields[k].coro || it->second.fut_waiter != fields[k].fut_waiter)
+      continue;
+    known.push_back(k);
+  }
+  instrs.resize(known.size());
+  for (std::size_t j = 0; j < known.size(); ++j) {
+    const auto& chain = known_[result.tasks[waiting[known[j]]].id];
+    chunks.push_back({chain.tip.coro + l.gen_iframe + l.frame_instr, &instrs[j], sizeof(Address)});
+  }
+  std::vector<char> failed;
+  objects_.memory().read_each(chunks, failed);
+  std::vector<char> done(waiting.size(), 0);
+  for (std::size_t j = 0; j < known.size(); ++j) {
+    auto& task = result.tasks[waiting[known[j]]];
+    const auto& chain = known_[task.id];
+    if (failed[j] || instrs[j] != chain.tip.instr) continue;
+    task.frames = chain.frames;
+    done[known[j]] = 1;
+  }
+  // The rest, all together.
+  std::vector<std::size_t> unknown;
+  std::vector<Address> coros;
+  for (std::size_t k = 0; k < waiting.size(); ++k) {
+    if (done[k]) continue;
+    unknown.push_back(k);
+    coros.push_back(fields[k].coro);
+  }
+  if (unknown.empty()) return Ok{};
+  std::vector<CoroutineChains::Tip> tips;
+  auto chains = CoroutineChains(objects_, walker_)
+                    .read(coros, AsyncTasks::kMaxChain, result.truncated, &tips);
+  if (known_.size() + unknown.size() > kMaxKnownChains) known_.clear();
+  for (std::size_t j = 0; j < unknown.size(); ++j) {
+    if (!chains[j]) return chains[j].error();
+    const std::size_t k = unknown[j];
+    auto& task = result.tasks[waiting[k]];
+    task.frames = std::move(*chains[j]);
+    if (fields[k].fut_waiter != 0 && tips[j].coro != 0)
+      known_[task.id] = {fields[k].coro, fields[k].fut_waiter, tips[j], task.frames};
+    else
+      known_.erase(task.id);
+  }
+  return Ok{};
 }
 
 }  // namespace dapprof::sampler::python

@@ -1,6 +1,7 @@
 #include "sampler/python/stack_walk.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstring>
 
 namespace dapprof::sampler::python {
@@ -33,6 +34,9 @@ RawThread StackWalker::parse_thread(Address t, const std::byte* buf) const {
   rt.thread_id = field<std::uint64_t>(buf, l.tstate_thread_id);
   if (l.tstate_native_thread_id != kAbsent) {
     rt.native_thread_id = field<std::uint64_t>(buf, l.tstate_native_thread_id);
+    if (tids_ && rt.native_thread_id <= static_cast<std::uint64_t>(INT32_MAX))
+      rt.native_thread_id =
+          static_cast<std::uint64_t>(tids_->host(static_cast<pid_t>(rt.native_thread_id)));
   }
   if (l.tstate_frame != kAbsent) {
     rt.top_frame = field<Address>(buf, l.tstate_frame);
@@ -308,17 +312,23 @@ model::Frame StackWalker::frame_of(const CodeInfo& info, std::int64_t offset) co
   return frame;
 }
 
-Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr,
-                                                  std::span<const std::byte> header) {
+Result<const CodeInfo*> StackWalker::suspended_code(Address code,
+                                                    std::span<const std::byte> header) {
   const Layout& l = objects_.layout();
-  if (!l.at_least(3, 11)) return Error{"suspended_frame needs CPython 3.11+", ErrorCode::Generic};
-  code &= ~kStackRefTagBits;
   if (header.size() < l.code_size) return torn("short code object header");
   const Address code_type = objects_.types().code;
   if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
     return torn("frame's code is not a code object");
   }
-  auto info = codes_.get(code, header);
+  return codes_.get(code, header);
+}
+
+Result<model::Frame> StackWalker::suspended_frame(Address code, Address instr,
+                                                  std::span<const std::byte> header) {
+  const Layout& l = objects_.layout();
+  if (!l.at_least(3, 11)) return Error{"suspended_frame needs CPython 3.11+", ErrorCode::Generic};
+  code &= ~kStackRefTagBits;
+  auto info = suspended_code(code, header);
   if (!info) return info.error();
   const auto offset = static_cast<std::int64_t>(instr - (code + l.code_code_adaptive));
   if (!(*info)->holds_offset(offset)) return torn("instruction pointer outside its code object");
@@ -330,12 +340,7 @@ Result<model::Frame> StackWalker::suspended_frame_at_lasti(Address code, std::in
   const Layout& l = objects_.layout();
   if (l.at_least(3, 11))
     return Error{"suspended_frame_at_lasti is for 3.8-3.10", ErrorCode::Generic};
-  if (header.size() < l.code_size) return torn("short code object header");
-  const Address code_type = objects_.types().code;
-  if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
-    return torn("frame's code is not a code object");
-  }
-  auto info = codes_.get(code, header);
+  auto info = suspended_code(code, header);
   if (!info) return info.error();
   const std::int64_t offset = std::max<std::int64_t>(0, l.at_least(3, 10) ? lasti * 2 : lasti);
   if (!(*info)->holds_offset(offset)) return torn("instruction offset outside its code object");

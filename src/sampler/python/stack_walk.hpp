@@ -15,6 +15,7 @@
 
 #include "common/result.hpp"
 #include "model/frame.hpp"
+#include "sampler/process/namespace_tids.hpp"
 #include "sampler/python/code_cache.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/sampler.hpp"
@@ -26,9 +27,10 @@ inline constexpr std::size_t kMaxThreads = 4096;
 
 struct RawThread {
   Address tstate = 0;
-  Address next = 0;                    // the next thread state in the list
-  std::uint64_t thread_id = 0;         // pthread_t, as threading.get_ident()
-  std::uint64_t native_thread_id = 0;  // Linux TID (3.11+; 0 before)
+  Address next = 0;             // the next thread state in the list
+  std::uint64_t thread_id = 0;  // pthread_t, as threading.get_ident()
+  // Linux TID (3.11+; 0 before), the host's (see map_tids); 0 also for a thread that has exited.
+  std::uint64_t native_thread_id = 0;
   Address top_frame = 0;
   bool top_read = true;  // false: left unread at the caller's word (see StackWalker::threads)
 };
@@ -40,6 +42,12 @@ class StackWalker {
   StackWalker(const Objects& objects, CodeCache& codes, bool nonblocking,
               LineNumbers lines = LineNumbers::Current)
       : objects_(objects), codes_(codes), nonblocking_(nonblocking), lines_(lines) {}
+
+  // The process's TIDs as the host knows them: RawThread::native_thread_id is mapped through
+  // `tids` (which must outlive the walker) from the one the thread state holds, its PID
+  // namespace's. Null (the default): taken as read.
+  void map_tids(process::NamespaceTids* tids) { tids_ = tids; }
+  process::NamespaceTids* tids() const { return tids_; }
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   // `top_unneeded`, if given, names threads whose top frame the caller does not need (one it
@@ -104,6 +112,8 @@ class StackWalker {
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
   model::Frame frame_of(const CodeInfo& info, std::int64_t offset) const;
+  // A suspended frame's code object from its header as read by the caller, checked.
+  Result<const CodeInfo*> suspended_code(Address code, std::span<const std::byte> header);
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
   // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
@@ -114,6 +124,7 @@ class StackWalker {
   CodeCache& codes_;
   bool nonblocking_;
   LineNumbers lines_;
+  process::NamespaceTids* tids_ = nullptr;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
   Address last_top_code_ = 0;

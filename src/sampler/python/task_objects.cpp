@@ -15,13 +15,14 @@ constexpr std::size_t kMaxNameChars = 255;
 // count (Task.cancelling()) is what makes a task "cancelling": it stays above 0 from cancel()
 // until the task ends, unless the task uncancels.
 constexpr std::uint64_t kCancelsBeforeCoro = 16;
+constexpr std::uint64_t kFutWaiterBeforeCoro = 8;
 constexpr int kMaxPlausibleCancels = 1 << 20;
 // Names kept for the running-task reader: one per task seen running recently.
 constexpr std::size_t kMaxCachedNames = 4096;
 
 }  // namespace
 
-Result<TaskFields> TaskObjects::fields(const std::vector<std::byte>& task) const {
+Result<TaskFields> TaskObjects::fields(std::span<const std::byte> task) const {
   const AsyncioOffsets& o = target_.offsets;
   if (load<char>(task, o.task_is_task) == 0) return torn("a future in a task list");
   TaskFields f;
@@ -33,6 +34,7 @@ Result<TaskFields> TaskObjects::fields(const std::vector<std::byte>& task) const
   if (o.task_coro >= kCancelsBeforeCoro) {
     const int cancels = load<int>(task, o.task_coro - kCancelsBeforeCoro);
     if (cancels >= 0 && cancels <= kMaxPlausibleCancels) f.cancels = cancels;
+    f.fut_waiter = load<Address>(task, o.task_coro - kFutWaiterBeforeCoro) & ~kStackRefTagBits;
   }
   if (!plausible(f.name)) return torn("implausible task name");
   return f;

@@ -4,6 +4,7 @@
 // single object of its awaiters. Shared by the reader of every task (dump --async, async "all")
 // and the reader of the running tasks alone (async "running").
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -23,6 +24,9 @@ struct TaskFields {
   Address name = 0;        // a str, or the int of asyncio's counter (Task-N) until asked for
   Address coro = 0;        // its coroutine (0 once finished)
   Address awaited_by = 0;  // a task or future, a set of them, or 0
+  // What the task's last step yielded and it now waits for (0 while it runs or is ready to);
+  // 0 too where it cannot be read.
+  Address fut_waiter = 0;
   bool awaited_by_is_set = false;
   int cancels = 0;  // Task.cancelling(); -1 where it cannot be known
 };
@@ -34,11 +38,11 @@ class TaskObjects {
 
   std::uint64_t size() const { return target_.offsets.task_size; }
   // Whether the bytes are a Task's rather than another future's (what a task may be awaited by).
-  bool is_task(const std::vector<std::byte>& object) const {
+  bool is_task(std::span<const std::byte> object) const {
     return load<char>(object, target_.offsets.task_is_task) != 0;
   }
   // TornRead for bytes that are not a task (a future in a task list, or memory reused).
-  Result<TaskFields> fields(const std::vector<std::byte>& task) const;
+  Result<TaskFields> fields(std::span<const std::byte> task) const;
   // The task's name as Task.get_name() would give it.
   Result<std::string> name(Address name) const;
   // The name, from a cache kept while the same name object stays at the task (names change

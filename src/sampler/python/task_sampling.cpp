@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include "sampler/python/asyncio_legacy.hpp"
 #include "sampler/python/task_stacks.hpp"
 
 namespace dapprof::sampler::python {
@@ -40,7 +39,7 @@ Status TaskSampling::apply(model::Snapshot& snap, const std::vector<SampledThrea
     else if (all_)
       tasks = all_->read();
     else
-      tasks = LegacyAsyncioReader(pid_, objects_, walker_, interp_).read();
+      tasks = (legacy_ ? *legacy_ : legacy_.emplace(pid_, objects_, walker_, interp_)).read();
   } catch (const std::exception& e) {
     // As a snapshot: nothing read from a running target may bring the profiler down.
     return Error{fmt::format("reading the asyncio tasks of process {} failed: {}", pid_, e.what()),

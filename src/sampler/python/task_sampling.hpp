@@ -18,6 +18,7 @@
 #include "model/sampling_settings.hpp"
 #include "model/snapshot.hpp"
 #include "sampler/python/asyncio_debug.hpp"
+#include "sampler/python/asyncio_legacy.hpp"
 #include "sampler/python/asyncio_tasks.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/running_tasks.hpp"
@@ -53,7 +54,8 @@ class TaskSampling {
   std::optional<std::chrono::steady_clock::time_point> looked_;
   std::optional<RunningTasks> running_;
   std::optional<AsyncioTaskReader> all_;
-  bool legacy_ready_ = false;  // 3.8-3.13: asyncio was found imported
+  std::optional<LegacyAsyncioReader> legacy_;  // 3.8-3.13, kept for what it found by name
+  bool legacy_ready_ = false;                  // 3.8-3.13: asyncio was found imported
   std::uint64_t torn_ = 0;
 };
 

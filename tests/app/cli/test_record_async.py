@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from conftest import pythons, run
+from conftest import ASYNCIO_FIXTURE, pythons, run
 
 LOOP = "(event loop)"
 
@@ -135,6 +135,31 @@ def test_all_mode_on_every_version(dapprof, program, interp, tmp_path):
     for s in stacks:
         if task_chain(s) == leaf:
             assert s[1] == "Task-1 (<task waiting>)" and s[-1].split(" (")[0].endswith("wait"), s
+
+
+@pytest.mark.parametrize("interp", pythons.each())
+def test_awaiter_frames_follow_their_task(dapprof, program, interp, tmp_path):
+    # Task-1 awaits phase-a from one line, then phase-b from the next, 50 times a second; a
+    # task's address (what it waits for) is often reused by the next. Each sample of a phase
+    # must show Task-1 at the line awaiting that phase: an awaiter's chain kept from an earlier
+    # sample (running mode keeps them while they cannot have moved) must not be shown stale.
+    p = program(interp, "moves")
+    source = ASYNCIO_FIXTURE.read_text(encoding="utf-8").splitlines()
+    lines = {phase: next(i + 1 for i, text in enumerate(source)
+                         if text.rstrip().endswith("# " + phase))
+             for phase in ("phase-a", "phase-b")}
+    stacks = collapsed(dapprof, p.truth["pid"], tmp_path, "--async-aware", seconds="2",
+                       rate="500")
+    seen = Counter()
+    for s, n in stacks.items():
+        chain = task_chain(s)
+        if chain not in {("Task-1", "phase-a"), ("Task-1", "phase-b")}:
+            continue
+        at = s.index(f"{chain[1]} (<task>)")
+        main = [f for f in s[:at] if function(f) == "moves"]
+        assert main == [f"moves ({ASYNCIO_FIXTURE.name}:{lines[chain[1]]})"], s
+        seen[chain[1]] += n
+    assert seen["phase-a"] >= 20 and seen["phase-b"] >= 20, (seen, stacks.most_common(5))
 
 
 @pytest.mark.parametrize("interp", pythons.sampler_only())

@@ -196,6 +196,13 @@ export interface StartProfilingArguments {
   stacks?: boolean;
   /** The process to profile: the debuggee (default) or one of its descendants. */
   pid?: number;
+  /**
+   * The debuggee's PID on the machine dapprof runs on, for a debuggee in another PID namespace (a
+   * container) that dapprof cannot find by itself from the PID debugpy reports. It must be that
+   * process: the one its own PID namespace knows by debugpy's PID, running the program debugpy
+   * names. `pid` then names one of its descendants.
+   */
+  processId?: number;
 }
 
 /**
@@ -462,6 +469,7 @@ export const START_RANGES = {
   rate: { minimum: 1, maximum: 10000 },
   batchIntervalMs: { minimum: 10, maximum: 5000 },
   pid: { minimum: 1, maximum: 2147483647 },
+  processId: { minimum: 1, maximum: 2147483647 },
 } as const;
 
 /** What the daemon takes for each absent stopProfiling argument. */
