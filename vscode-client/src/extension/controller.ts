@@ -1,12 +1,14 @@
 // Profiling state of debug sessions: which sessions support profiling (their adapter answered
-// `initialize` with supportsProfiling), the start and stop requests, the profilingData stream
-// (forwarded to the flame graph panel and kept raw for a panel opened later), and the commands.
-// The status bar and context keys are in status.ts, export in export.ts, the stop summary in
-// summary.ts, the shown run's heat in the editor in line-heat.ts.
+// `initialize` with supportsProfiling, as adapter-tracker.ts sees), the start and stop requests,
+// the profilingData stream (forwarded to the flame graph panel and kept raw for a panel opened
+// later), and the commands. The status bar and context keys are in status.ts, export in
+// export.ts, the stop summary in summary.ts, the shown run's heat in the editor in line-heat.ts,
+// finished runs kept beyond their session in kept-runs.ts.
 
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody, ProfilingSummary, StartProfilingResponseBody, StopProfilingArguments } from '../model/protocol';
 import type { RunPath, StoppedInfo } from '../webview/messages';
+import { trackAdapters } from './adapter-tracker';
 import { AttachedProfiler } from './attached';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
@@ -16,31 +18,18 @@ import { FlameGraphPanel } from './panel';
 import type { ProfileRun } from './profile-run';
 import { RunStore } from './run-store';
 import { RunStream } from './run-stream';
-import { errorMessage, localSummary, newSessionProfile, ProfiledSession, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
+import { errorMessage, localSummary, newSessionProfile, ProfiledSession, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
 import { openSource, sessionCwd } from './source';
 import { SourcePaths } from './source-paths';
 import { StatusView } from './status';
-import { summaryText, SummaryLog, topFunctionText } from './summary';
+import { announceStopped, SummaryLog } from './summary';
 
 export { CONTEXT_CAN_START, CONTEXT_CAN_STOP, CONTEXT_HAS_PROFILE } from './status';
 export { startArgumentsFromSettings } from './session';
 export type { ProfilingStatus, SessionProfile } from './session';
 
-interface AdapterMessage {
-  type?: string;
-  command?: string;
-  success?: boolean;
-  body?: { supportsProfiling?: boolean; supportsProfilingStacks?: boolean; error?: { showUser?: boolean } };
-}
-
-const PROFILING_COMMANDS: readonly string[] = ['startProfiling', 'stopProfiling', 'exportProfile'] satisfies ProfilingCommand[];
-
-/** Keeps this many ended sessions' streams for the panel. */
-const ENDED_KEPT = 5;
-
 export class ProfilingController implements vscode.Disposable {
   readonly sessions = new Map<string, SessionProfile>();
-  private readonly ended: SessionProfile[] = [];
   /** The session whose profile the panel shows. */
   shown: SessionProfile | undefined;
   readonly panel: FlameGraphPanel;
@@ -94,18 +83,9 @@ export class ProfilingController implements vscode.Disposable {
     const d = this.disposables;
     d.push(this.status, this.summaries, this.lineHeat, this.attached);
     d.push(
-      vscode.debug.registerDebugAdapterTrackerFactory('*', {
-        // The tracker sees the adapter's messages before VS Code handles them, so a failed
-        // request's response is seen here before the request's promise rejects.
-        createDebugAdapterTracker: (session) => ({
-          onDidSendMessage: (m: AdapterMessage) => {
-            if (m?.type !== 'response') return;
-            if (m.command === 'initialize' && m.success && m.body?.supportsProfiling === true)
-              this.markSupportsProfiling(session, m.body.supportsProfilingStacks === true);
-            else if (m.command && PROFILING_COMMANDS.includes(m.command) && m.success === false && m.body?.error?.showUser === true)
-              this.state(session).errorShownFor = m.command as ProfilingCommand;
-          },
-        }),
+      trackAdapters({
+        supportsProfiling: (session, stacks) => this.markSupportsProfiling(session, stacks),
+        errorShown: (session, command) => (this.state(session).errorShownFor = command),
       }),
     );
     d.push(vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => this.onCustomEvent(e)));
@@ -254,15 +234,11 @@ export class ProfilingController implements vscode.Disposable {
     return true;
   }
 
-  /** "Profiling stopped: totals; top function", with the daemon's table in the output channel. */
   private announceStopped(st: SessionProfile): void {
-    const s = st.stopped!.summary;
-    const top = topFunctionText(s);
-    const choices = ['Show Flame Graph', ...(top ? ['Show Summary'] : []), 'Export…'];
-    void vscode.window.showInformationMessage(`Profiling stopped: ${summaryText(s)}.${top ? ` Top function: ${top}.` : ''}`, ...choices).then((choice) => {
-      if (choice === 'Show Flame Graph') this.showFlameGraph(st);
-      else if (choice === 'Show Summary') this.summaries.show();
-      else if (choice === 'Export…') void this.exportProfile(undefined, st);
+    announceStopped(st.stopped!.summary, {
+      showFlameGraph: () => this.showFlameGraph(st),
+      showSummary: () => this.summaries.show(),
+      export: () => void this.exportProfile(undefined, st),
     });
   }
 
@@ -379,15 +355,8 @@ export class ProfilingController implements vscode.Disposable {
     if (!st) return;
     st.ended = true;
     if (st.status !== 'idle') this.finishRun(st, { summary: localSummary(st), reason: 'disconnected', message: 'The debug session ended.' });
+    // The panel may go on showing it; the store keeps it beyond that (finishRun).
     this.sessions.delete(session.id);
-    if (st.stream) {
-      this.ended.push(st);
-      // Keep the newest ended streams for the panel, and the shown one however old.
-      while (this.ended.length > ENDED_KEPT) {
-        const i = this.ended.findIndex((e) => e !== this.shown);
-        this.ended.splice(i, 1);
-      }
-    }
     this.update();
   }
 
@@ -395,7 +364,6 @@ export class ProfilingController implements vscode.Disposable {
   async openKeptRun(): Promise<boolean> {
     const st = await openKeptRun(this.store);
     if (!st) return false;
-    this.ended.push(st);
     this.showFlameGraph(st);
     this.update();
     return true;
