@@ -7,13 +7,16 @@
 #
 #   scripts/demo.sh [--skip-install] [--build-dir DIR]
 #
-#   --skip-install   do not run scripts/install-deps.sh (the packages are already there)
-#   --build-dir DIR  configure/build there instead of the default preset's build/default
+#   --skip-install   do not run `scripts/install-deps.sh demo` (the packages are already there)
+#   --build-dir DIR  configure/build there instead of the demo preset's build/demo
+#
+# Only the build's and the demo's packages are installed (scripts/test.sh installs the rest), and
+# the demo preset compiles dapprof alone: no tests, no benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 skip_install=0
-build_dir=build/default
+build_dir=build/demo
 while (($#)); do
   case "$1" in
     --skip-install) skip_install=1 ;;
@@ -23,7 +26,7 @@ while (($#)); do
       shift
       ;;
     -h | --help)
-      sed -n '2,11s/^# \{0,1\}//p' "$0"
+      sed -n '2,14s/^# \{0,1\}//p' "$0"
       exit 0
       ;;
     *)
@@ -35,13 +38,13 @@ while (($#)); do
 done
 
 if ((!skip_install)); then
-  scripts/install-deps.sh
+  scripts/install-deps.sh demo
 fi
 
 # Only the daemon is needed; an existing configuration is reused (the build re-runs CMake
 # itself when a CMakeLists.txt changed).
 if [[ ! -f $build_dir/CMakeCache.txt ]]; then
-  cmake --preset default -B "$build_dir"
+  cmake --preset demo -B "$build_dir"
 fi
 cmake --build "$build_dir" --target dapprof -j"$(nproc)"
 dapprof=$build_dir/src/dapprof

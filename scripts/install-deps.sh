@@ -1,13 +1,42 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages dapprof needs to build and test, if any are missing.
+# Installs the Debian 12 packages dapprof needs, if any are missing.
+#
+#   scripts/install-deps.sh [demo|all] [--list]
+#
+#   demo  what building dapprof and running scripts/demo.sh need (the demo runs this)
+#   all   that and what the tests need (the default; scripts/test.sh runs this)
+#   --list  print the part's packages, one a line, and install nothing
+#
+# The demo's part is kept small on purpose: on a fresh machine the packages only the tests use
+# (a browser, Go, clang, lintian...) took most of the demo's time.
 set -euo pipefail
-packages=(
+what=all
+list=0
+for arg in "$@"; do
+  case "$arg" in
+    --list) list=1 ;;
+    *) what=$arg ;;
+  esac
+done
+# Building dapprof (every preset) and the demo: the compiler, the libraries the daemon links, and
+# Debian's python3 with debugpy, which runs debugpy's adapter and the demo's program and client.
+build_packages=(
   build-essential cmake pkg-config git
+  libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev libunwind-dev
+  # The pprof writer (src/formats/pprof.cpp): protobuf's library and protoc, which generate its
+  # classes from pprof's own profile.proto, installed by golang-github-google-pprof-dev with
+  # pprof's source; zlib for the gzip.
+  libprotobuf-dev protobuf-compiler zlib1g-dev golang-github-google-pprof-dev
+  # Names for stripped code (src/sampler/native): liblzma unpacks MiniDebugInfo; libdebuginfod's
+  # header (the library itself is loaded at run time, when installed).
+  liblzma-dev libdebuginfod-dev
+  python3 python3-debugpy
+)
+test_packages=(
   # scripts/test.sh keeps a compiler cache beside the Debian unstable root's.
   ccache
-  libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev
-  libunwind-dev libgtest-dev libgmock-dev libbenchmark-dev
-  python3 python3-dev python3-debugpy python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions
+  libgtest-dev libgmock-dev libbenchmark-dev
+  python3-dev python3-jsonschema python3-pytest python3-bytecode python3-typing-extensions
   chromium nodejs
   # The VS Code end-to-end test (vscode-client/scripts/e2e.sh): Debian's rg stands in for the one
   # code-server's install would download; code-server's kerberos module compiles against krb5.
@@ -17,19 +46,27 @@ packages=(
   # The Debian unstable root with CPython 3.13-3.15 and debugpy 1.8 (scripts/debian-unstable-root.sh).
   debootstrap
   # The release preset's packages (cmake/Packaging.cmake) and their tests (tests/package/):
-  # liblzma's static archive (libunwind's needs it), the man page from --help, the .deb's
-  # dependencies (dpkg-shlibdeps), lintian, and `file`.
-  liblzma-dev help2man dpkg-dev lintian file
-  # Names for stripped code (src/sampler/native): libdebuginfod's header (the library is loaded at
-  # run time), and the debuginfod server and binutils the tests split and serve debug files with.
-  libdebuginfod-dev debuginfod binutils
-  # The pprof writer (src/formats/pprof.cpp): protobuf's library and protoc, which generate its
-  # classes from pprof's own profile.proto, installed by golang-github-google-pprof-dev with
-  # pprof's source; zlib for the gzip. The tests decode with protoc and build Go's pprof from that
-  # source (golang-go and the packages pprof imports: readline, demangle).
-  libprotobuf-dev protobuf-compiler zlib1g-dev golang-github-google-pprof-dev
+  # the man page from --help, the .deb's dependencies (dpkg-shlibdeps), lintian, and `file`.
+  help2man dpkg-dev lintian file
+  # The tests split stripped interpreters' debug files off with binutils and serve them with
+  # Debian's debuginfod server.
+  debuginfod binutils
+  # The pprof tests decode with protoc and build Go's pprof from the source the build's package
+  # installs (golang-go and the packages pprof imports: readline, demangle).
   golang-go golang-github-chzyer-readline-dev golang-github-ianlancetaylor-demangle-dev
 )
+case "$what" in
+  demo) packages=("${build_packages[@]}") ;;
+  all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  *)
+    echo "install-deps.sh: unknown part '$what' (demo or all)" >&2
+    exit 2
+    ;;
+esac
+if ((list)); then
+  printf '%s\n' "${packages[@]}"
+  exit 0
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -62,3 +62,24 @@ def test_demo_script(tmp_path):
     port = (out / "dapprof.port").read_text().strip()
     assert not any(f":{int(port):04X} " in line and " 0A " in line
                    for line in Path("/proc/net/tcp").read_text().splitlines()), "still listening"
+
+
+def test_demo_installs_only_what_the_build_and_demo_need():
+    """The demo's package list holds none of what only the tests use (those took most of a fresh
+    machine's demo time), and everything the build and the demo do need."""
+    def listed(part):
+        out = subprocess.run(["scripts/install-deps.sh", part, "--list"], cwd=ROOT, check=True,
+                             capture_output=True, text=True).stdout
+        return set(out.split())
+    demo, everything = listed("demo"), listed("all")
+    assert demo < everything
+    only_tests = {"chromium", "golang-go", "clang", "lintian", "help2man", "libgtest-dev",
+                  "libbenchmark-dev", "debootstrap", "nodejs", "ripgrep", "ccache"}
+    assert only_tests <= everything - demo, only_tests & demo
+    assert {"cmake", "libunwind-dev", "protobuf-compiler", "golang-github-google-pprof-dev",
+            "python3-debugpy", "liblzma-dev", "libdebuginfod-dev"} <= demo
+    # and the demo's preset configures no tests or benchmarks, whose packages it does not install
+    presets = json.loads((ROOT / "CMakePresets.json").read_text())
+    cache = next(p for p in presets["configurePresets"] if p["name"] == "demo")["cacheVariables"]
+    assert cache["DAPPROF_BUILD_TESTS"] == "OFF" and cache["DAPPROF_BUILD_BENCH"] == "OFF"
+    assert 'cmake --preset demo' in (ROOT / "scripts/demo.sh").read_text()

@@ -55,6 +55,8 @@ std::string_view input_format_name(InputFormat format) {
       return "cpuprofile";
     case InputFormat::Collapsed:
       return "collapsed";
+    case InputFormat::Stream:
+      return "stream";
   }
   return "unknown";
 }
@@ -67,6 +69,9 @@ Result<ReadProfile> read_profile(std::string_view content, std::string_view name
                       "cpuprofile and collapsed files");
   const auto first = content.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return unreadable(name, "the file is empty");
+  // A stream is JSON a line, not one document: told by its first line.
+  if (content[first] == '{' && readers::looks_like_stream(content))
+    return read_as(InputFormat::Stream, name, [&] { return readers::read_stream(content); });
   if (content[first] == '{' || content[first] == '[') {
     // Parsed as a whole: the readers walk the document more than once (frames, then samples).
     const auto doc = Json::parse(content, nullptr, false);

@@ -14,6 +14,7 @@ enum class InputFormat {
   Speedscope,  // speedscope's JSON, sampled and evented profiles
   Cpuprofile,  // V8's .cpuprofile (Chrome DevTools, Node.js, dapprof)
   Collapsed,   // "frame;frame;frame count" lines: flamegraph.pl, py-spy's and dapprof's raw
+  Stream,      // profilingData events, one DAP event a line: convert's stream, a client's copy of a run
 };
 
 std::string_view input_format_name(InputFormat format);

@@ -14,10 +14,14 @@ namespace dapprof::formats::readers {
 Result<Profile> read_speedscope(const Json& doc);
 Result<Profile> read_cpuprofile(const Json& doc);
 Result<Profile> read_collapsed(std::string_view text);
+// The profilingData events, one DAP event a line (stream_reader.cpp).
+Result<Profile> read_stream(std::string_view content);
 
 // Whether a parsed JSON document is one of the formats.
 bool looks_like_speedscope(const Json& doc);
 bool looks_like_cpuprofile(const Json& doc);
+// Whether the first line of a document is a DAP event (the rest is not looked at).
+bool looks_like_stream(std::string_view content);
 
 // A frame from the label the text formats give it (frame_label's "function (file:line)",
 // "function (file)", or a bare name), as py-spy and dapprof write them.

@@ -154,6 +154,38 @@ def test_stream_is_the_events_of_a_live_run(dapprof, recorded, encoding):
     assert sum(e["body"]["duration"] for e in events[:-1]) == pytest.approx(stopped["duration"])
 
 
+@pytest.mark.parametrize("encoding", [[], ["--frames"]])
+def test_the_stream_is_read_back_to_the_same_stacks_threads_and_times(dapprof, recorded, encoding,
+                                                                      tmp_path):
+    """A run's events, as a client keeps them (VS Code, to export a run after its session ended),
+    convert to every format like the profile they came from."""
+    stream = tmp_path / "run.jsonl"
+    stream.write_text(convert(dapprof, recorded["speedscope"], *encoding), encoding="utf-8")
+    assert convert(dapprof, stream, "--format", "raw", "--threads") == \
+        convert(dapprof, recorded["speedscope"], "--format", "raw", "--threads")
+    CHECKS["speedscope"](convert(dapprof, stream, "--format", "speedscope"))
+    # And the stream again: the same samples.
+    again = [json.loads(line) for line in convert(dapprof, stream).splitlines()]
+    assert again[-1]["body"]["sampleCount"] == sum(raw_counts(recorded["raw"].read_text()).values())
+
+
+def test_a_live_streams_samples_keep_their_times(dapprof, tmp_path):
+    """A live run's batches carry startTime and endTime: their samples are spread between them."""
+    frames = {"1": {"file": "a.py", "line": 1, "function": "a"}}
+    stream = tmp_path / "live.jsonl"
+    stream.write_text("\n".join(json.dumps({"type": "event", "event": "profilingData", "body": body})
+                                 for body in [
+        {"newFrames": frames, "samples": [[1], [1]], "threadIds": [7, 7], "sampleCount": 2,
+         "duration": 100, "threads": {"7": {"name": "MainThread", "osThreadId": 7}},
+         "startTime": 1_700_000_000_000, "endTime": 1_700_000_000_100},
+        {"newFrames": {}, "samples": [[1]], "threadIds": [7], "sampleCount": 1, "duration": 100,
+         "startTime": 1_700_000_002_000, "endTime": 1_700_000_002_000}]) + "\n", encoding="utf-8")
+    trace = json.loads(convert(dapprof, stream, "--format", "chrometrace"))
+    begins = sorted(e["ts"] for e in trace["traceEvents"] if e.get("ph") == "B")
+    assert begins[0] == 0 and begins[-1] >= 2_000_000, begins
+    assert convert(dapprof, stream, "--format", "raw").strip() == "a (a.py:1) 3"
+
+
 def test_py_spys_raw_format(dapprof, tmp_path):
     f = tmp_path / "py-spy.txt"
     f.write_text('process 4242:"python3 app.py";thread (0x7F3A2C1B8740);<module> (app.py:30);'
@@ -169,6 +201,10 @@ def test_py_spys_raw_format(dapprof, tmp_path):
 @pytest.mark.parametrize("content,message", [
     ("", "the file is empty"),
     ("main;work\n", "line 1 is not a collapsed stack"),
+    ('{"type": "event", "event": "output", "body": {}}\n', "no profilingData"),
+    ('{"type": "event", "event": "profilingData", "body": {"newFrames": {}, "samples": [[7]], '
+     '"sampleCount": 1, "duration": 1}}\n', "line 1: profilingData: "),
+    ('{"type": "event", "event": "output", "body": {}}\nnot json\n', "line 2 is not a DAP event"),
     ('{"traceEvents": []}', "Chrome trace"),
     ('{"shared": {"frames": []}, "profiles": [{"type": "sampled", "samples": [[3]], '
      '"weights": [1]}]}', "sample 0 names frame 3, of 0"),

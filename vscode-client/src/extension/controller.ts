@@ -1,42 +1,35 @@
 // Profiling state of debug sessions: which sessions support profiling (their adapter answered
-// `initialize` with supportsProfiling), the start and stop requests, the profilingData stream
-// (forwarded to the flame graph panel and kept raw for a panel opened later), and the commands.
-// The status bar and context keys are in status.ts, export in export.ts, the stop summary in
-// summary.ts, the shown run's heat in the editor in line-heat.ts.
+// `initialize` with supportsProfiling, as adapter-tracker.ts sees), the start and stop requests,
+// the profilingData stream (forwarded to the flame graph panel and kept raw for a panel opened
+// later), and the commands. The status bar and context keys are in status.ts, export in
+// export.ts, the stop summary in summary.ts, the shown run's heat in the editor in line-heat.ts,
+// finished runs kept beyond their session in kept-runs.ts.
 
 import * as vscode from 'vscode';
 import type { ProfilingDataBody, ProfilingStoppedBody, ProfilingSummary, StartProfilingResponseBody, StopProfilingArguments } from '../model/protocol';
-import type { StoppedInfo } from '../webview/messages';
+import type { RunPath, StoppedInfo } from '../webview/messages';
+import { trackAdapters } from './adapter-tracker';
+import { AttachedProfiler } from './attached';
 import { attachChild } from './children';
 import { exportProfile, isExportFormat } from './export';
+import { exportEnded, OPEN_KEPT_RUN, openKeptRun, pickBaseline } from './kept-runs';
 import { LineHeat, RevealTarget } from './line-heat';
 import { FlameGraphPanel } from './panel';
+import type { ProfileRun } from './profile-run';
+import { RunStore } from './run-store';
 import { RunStream } from './run-stream';
-import { errorMessage, localSummary, newSessionProfile, ProfilingCommand, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
+import { errorMessage, localSummary, newSessionProfile, ProfiledSession, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
 import { openSource, sessionCwd } from './source';
 import { SourcePaths } from './source-paths';
 import { StatusView } from './status';
-import { summaryText, SummaryLog, topFunctionText } from './summary';
+import { announceStopped, SummaryLog } from './summary';
 
 export { CONTEXT_CAN_START, CONTEXT_CAN_STOP, CONTEXT_HAS_PROFILE } from './status';
 export { startArgumentsFromSettings } from './session';
 export type { ProfilingStatus, SessionProfile } from './session';
 
-interface AdapterMessage {
-  type?: string;
-  command?: string;
-  success?: boolean;
-  body?: { supportsProfiling?: boolean; supportsProfilingStacks?: boolean; error?: { showUser?: boolean } };
-}
-
-const PROFILING_COMMANDS: readonly string[] = ['startProfiling', 'stopProfiling', 'exportProfile'] satisfies ProfilingCommand[];
-
-/** Keeps this many ended sessions' streams for the panel. */
-const ENDED_KEPT = 5;
-
 export class ProfilingController implements vscode.Disposable {
   readonly sessions = new Map<string, SessionProfile>();
-  private readonly ended: SessionProfile[] = [];
   /** The session whose profile the panel shows. */
   shown: SessionProfile | undefined;
   readonly panel: FlameGraphPanel;
@@ -51,8 +44,19 @@ export class ProfilingController implements vscode.Disposable {
   /** A reveal asked for while the panel was loading: sent once it has the run. */
   private pendingReveal: RevealTarget | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** Sessions of other adapters (debugpy's), profiled by a dapprof attached to their process. */
+  readonly attached: AttachedProfiler;
 
-  constructor(readonly extensionUri: vscode.Uri) {
+  /**
+   * @param dapprof the dapprof executable for a folder (dapprof-path.ts), for runs the extension
+   *   starts itself and for exports of runs whose session has ended
+   * @param store where finished runs are kept (the workspace's storage)
+   */
+  constructor(
+    readonly extensionUri: vscode.Uri,
+    private readonly dapprof: (folder: vscode.WorkspaceFolder | undefined) => Promise<string> = async () => 'dapprof',
+    readonly store = new RunStore(undefined, () => 0),
+  ) {
     this.panel = new FlameGraphPanel(extensionUri, {
       onReady: () => this.onPanelReady(),
       onOpenSource: (file, line) => void openSource(this.shown?.session, file, line),
@@ -61,23 +65,27 @@ export class ProfilingController implements vscode.Disposable {
         this.lineHeat.setView({ hideDebugger: hide });
       },
       onThread: (thread) => this.lineHeat.setView({ thread }),
+      onPickBaseline: (webview) => void pickBaseline(this.store, webview, extensionUri.fsPath),
     });
     this.lineHeat = new LineHeat(extensionUri, new SourcePaths(() => sessionCwd(this.shown?.session)));
+    this.attached = new AttachedProfiler(
+      {
+        addRun: (run) => this.addRun(run, 'attached'),
+        startProfiling: (session) => this.startProfiling(session),
+        stopProfiling: (session) => this.stopProfiling(session),
+        isProfiling: (session) => this.isProfiling(session),
+        runEvent: (run, event, body) => this.onEvent(run, event, body),
+        runEnded: (run) => this.onSessionTerminated(run),
+        update: () => this.update(),
+      },
+      dapprof,
+    );
     const d = this.disposables;
-    d.push(this.status, this.summaries, this.lineHeat);
+    d.push(this.status, this.summaries, this.lineHeat, this.attached);
     d.push(
-      vscode.debug.registerDebugAdapterTrackerFactory('*', {
-        // The tracker sees the adapter's messages before VS Code handles them, so a failed
-        // request's response is seen here before the request's promise rejects.
-        createDebugAdapterTracker: (session) => ({
-          onDidSendMessage: (m: AdapterMessage) => {
-            if (m?.type !== 'response') return;
-            if (m.command === 'initialize' && m.success && m.body?.supportsProfiling === true)
-              this.markSupportsProfiling(session, m.body.supportsProfilingStacks === true);
-            else if (m.command && PROFILING_COMMANDS.includes(m.command) && m.success === false && m.body?.error?.showUser === true)
-              this.state(session).errorShownFor = m.command as ProfilingCommand;
-          },
-        }),
+      trackAdapters({
+        supportsProfiling: (session, stacks) => this.markSupportsProfiling(session, stacks),
+        errorShown: (session, command) => (this.state(session).errorShownFor = command),
       }),
     );
     d.push(vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => this.onCustomEvent(e)));
@@ -89,6 +97,7 @@ export class ProfilingController implements vscode.Disposable {
       vscode.commands.registerCommand('dapprof.showFlameGraph', () => this.showFlameGraph()),
       vscode.commands.registerCommand('dapprof.exportProfile', (format?: unknown) => this.exportProfile(format)),
       vscode.commands.registerCommand('dapprof.revealInFlameGraph', (target?: RevealTarget) => this.revealInFlameGraph(target)),
+      vscode.commands.registerCommand(OPEN_KEPT_RUN, () => this.openKeptRun()),
     );
     this.update();
   }
@@ -98,7 +107,7 @@ export class ProfilingController implements vscode.Disposable {
     this.panel.dispose();
   }
 
-  private state(session: vscode.DebugSession): SessionProfile {
+  private state(session: ProfiledSession): SessionProfile {
     let s = this.sessions.get(session.id);
     if (!s) this.sessions.set(session.id, (s = newSessionProfile(session)));
     return s;
@@ -110,27 +119,49 @@ export class ProfilingController implements vscode.Disposable {
     return active && this.sessions.get(active.id)?.supportsProfiling ? active : undefined;
   }
 
-  markSupportsProfiling(session: vscode.DebugSession, stacks = false): void {
+  markSupportsProfiling(session: ProfiledSession, stacks = false): void {
     const st = this.state(session);
     st.supportsProfiling = true;
     st.supportsStacks = stacks;
     this.update();
   }
 
+  /** A run the extension drives (profile-run.ts) whose adapter is ready: a session that supports profiling. */
+  addRun(run: ProfileRun, path: RunPath): void {
+    this.markSupportsProfiling(run, run.supportsStacks);
+    this.state(run).path = path;
+  }
+
+  /** Whether a run of `session` is starting, running or stopping. */
+  isProfiling(session: ProfiledSession): boolean {
+    return (this.sessions.get(session.id)?.status ?? 'idle') !== 'idle';
+  }
+
+  /** An event of a run the extension drives; and its end, as a debug session's. */
+  onRunEvent(run: ProfileRun, event: string, body: unknown): void {
+    this.onEvent(run, event, body);
+  }
+
+  onRunEnded(run: ProfileRun): void {
+    this.onSessionTerminated(run);
+  }
+
   /** Context keys and status bar, from the live sessions' state. */
   private update(): void {
-    this.status.updateContext(this.sessions.values());
+    this.status.updateContext(this.sessions.values(), this.attached?.state(vscode.debug.activeDebugSession), !!this.shown?.run);
     this.status.updateStatusBar(this.sessions.values());
   }
 
   // ---- commands ------------------------------------------------------------------------------
 
-  async startProfiling(session: vscode.DebugSession | undefined): Promise<boolean> {
+  async startProfiling(session: ProfiledSession | undefined): Promise<boolean> {
     if (!session) {
       void vscode.window.showErrorMessage('Cannot start profiling: there is no debug session. Start debugging a Python program first.');
       return false;
     }
     const st = this.state(session);
+    // Another adapter's session whose process is known: a dapprof attached to it profiles it.
+    if (!st.supportsProfiling && this.attached.offers(session)) return this.attached.start(session);
     if (!st.supportsProfiling) {
       void vscode.window.showErrorMessage(
         `Cannot start profiling: the debug adapter of "${session.name}" does not support profiling. Debug with the "dapprof" debug type, or point "debugServer" at "dapprof serve".`,
@@ -160,7 +191,8 @@ export class ProfilingController implements vscode.Disposable {
     st.stopped = undefined;
     st.error = undefined;
     // The sampling by task in effect is the response's (an adapter that knows none echoes none).
-    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate, ...(resp?.async ? { async: resp.async } : {}) };
+    const path = st.path ?? (session.type === 'dapprof-profile' ? 'profile-only' : 'proxy');
+    st.run = { session: session.name, pid: resp?.pid, pythonVersion: resp?.pythonVersion, rate: resp?.rate ?? args.rate, ...(resp?.async ? { async: resp.async } : {}), path };
     if (resp?.warning) void vscode.window.showWarningMessage(`dapprof: ${resp.warning}`);
     this.shown = st;
     this.lineHeat.load([], st.run);
@@ -170,8 +202,9 @@ export class ProfilingController implements vscode.Disposable {
     return true;
   }
 
-  async stopProfiling(session: vscode.DebugSession | undefined): Promise<boolean> {
+  async stopProfiling(session: ProfiledSession | undefined): Promise<boolean> {
     if (!session) return false;
+    if (this.attached.runOf(session)) return this.attached.stop(session);
     const st = this.sessions.get(session.id);
     if (!st || st.status !== 'profiling') {
       void vscode.window.showInformationMessage('Profiling is not running in this debug session.');
@@ -201,15 +234,11 @@ export class ProfilingController implements vscode.Disposable {
     return true;
   }
 
-  /** "Profiling stopped: totals; top function", with the daemon's table in the output channel. */
   private announceStopped(st: SessionProfile): void {
-    const s = st.stopped!.summary;
-    const top = topFunctionText(s);
-    const choices = ['Show Flame Graph', ...(top ? ['Show Summary'] : []), 'Export…'];
-    void vscode.window.showInformationMessage(`Profiling stopped: ${summaryText(s)}.${top ? ` Top function: ${top}.` : ''}`, ...choices).then((choice) => {
-      if (choice === 'Show Flame Graph') this.showFlameGraph(st);
-      else if (choice === 'Show Summary') this.summaries.show();
-      else if (choice === 'Export…') void this.exportProfile(undefined, st);
+    announceStopped(st.stopped!.summary, {
+      showFlameGraph: () => this.showFlameGraph(st),
+      showSummary: () => this.summaries.show(),
+      export: () => void this.exportProfile(undefined, st),
     });
   }
 
@@ -244,10 +273,15 @@ export class ProfilingController implements vscode.Disposable {
     this.lineHeat.load(this.shown?.stream?.replay().bodies, this.shown?.run);
   }
 
+  /** A session's profile: its own, or that of the run attached to its process. */
+  private profileOf(session: vscode.DebugSession): SessionProfile | undefined {
+    return this.sessions.get(this.attached.runOf(session)?.id ?? session.id);
+  }
+
   /** The active session's profile if it has one, else the shown one. */
   private preferred(): SessionProfile | undefined {
     const active = vscode.debug.activeDebugSession;
-    const st = active ? this.sessions.get(active.id) : undefined;
+    const st = active ? this.profileOf(active) : undefined;
     return st?.run ? st : this.shown;
   }
 
@@ -257,12 +291,8 @@ export class ProfilingController implements vscode.Disposable {
       void vscode.window.showInformationMessage('There is no profile to export yet: start profiling a debug session first.');
       return undefined;
     }
-    if (target.ended) {
-      void vscode.window.showInformationMessage(
-        `The debug session "${target.session.name}" has ended, and its profile with it: dapprof keeps a run for export while its session lasts.`,
-      );
-      return undefined;
-    }
+    // The session has ended, and its daemon with it: dapprof converts the run's stream instead.
+    if (target.ended) return exportEnded(target, this.dapprof, this.store, isExportFormat(format) ? format : undefined, this.hideDebugger);
     target.errorShownFor = undefined;
     return exportProfile({
       session: target.session,
@@ -275,12 +305,17 @@ export class ProfilingController implements vscode.Disposable {
   // ---- events --------------------------------------------------------------------------------
 
   onCustomEvent(e: vscode.DebugSessionCustomEvent): void {
-    if (e.event === 'profilingData') this.onData(e.session, e.body as ProfilingDataBody);
-    else if (e.event === 'profilingStopped') this.onStopped(e.session, e.body as ProfilingStoppedBody);
-    else if (e.event === 'debugpyAttach') void attachChild(e.session, e.body as Record<string, unknown>);
+    if (e.event === 'debugpyAttach') void attachChild(e.session, e.body as Record<string, unknown>);
+    else this.onEvent(e.session, e.event, e.body);
   }
 
-  private onData(session: vscode.DebugSession, body: ProfilingDataBody): void {
+  /** A profiling event of a debug session, or of a run the extension drives itself. */
+  private onEvent(session: ProfiledSession, event: string, body: unknown): void {
+    if (event === 'profilingData') this.onData(session, body as ProfilingDataBody);
+    else if (event === 'profilingStopped') this.onStopped(session, body as ProfilingStoppedBody);
+  }
+
+  private onData(session: ProfiledSession, body: ProfilingDataBody): void {
     const st = this.sessions.get(session.id);
     if (!st?.stream || !body || !Array.isArray(body.samples)) return;
     if (st.status === 'idle') return; // a late event of a finished run
@@ -292,7 +327,7 @@ export class ProfilingController implements vscode.Disposable {
     this.status.updateStatusBar(this.sessions.values());
   }
 
-  private onStopped(session: vscode.DebugSession, body: ProfilingStoppedBody): void {
+  private onStopped(session: ProfiledSession, body: ProfilingStoppedBody): void {
     const st = this.sessions.get(session.id);
     if (!st || (st.status !== 'profiling' && st.status !== 'stopping' && st.status !== 'starting')) return;
     const { reason, message, ...summary } = body;
@@ -305,30 +340,38 @@ export class ProfilingController implements vscode.Disposable {
     st.stopped = stopped;
     if (stopped.reason === 'error') st.error = stopped.message ?? 'Sampling failed.';
     this.summaries.write(st.session.name, stopped);
+    // Kept beyond its session (and a reload): exportable, comparable, reopenable.
+    if (st.run && st.stream)
+      void this.store.save(st.run, st.stream.replay().bodies, stopped.summary).then(
+        (kept) => (st.keptId = kept?.id),
+        (e) => void vscode.window.showWarningMessage(`dapprof could not keep the run of "${st.session.name}": ${errorMessage(e)}`),
+      );
     if (this.shown === st) this.panel.post({ type: 'stopped', stopped });
     this.update();
   }
 
-  private onSessionTerminated(session: vscode.DebugSession): void {
+  private onSessionTerminated(session: ProfiledSession): void {
     const st = this.sessions.get(session.id);
     if (!st) return;
     st.ended = true;
     if (st.status !== 'idle') this.finishRun(st, { summary: localSummary(st), reason: 'disconnected', message: 'The debug session ended.' });
+    // The panel may go on showing it; the store keeps it beyond that (finishRun).
     this.sessions.delete(session.id);
-    if (st.stream) {
-      this.ended.push(st);
-      // Keep the newest ended streams for the panel, and the shown one however old.
-      while (this.ended.length > ENDED_KEPT) {
-        const i = this.ended.findIndex((e) => e !== this.shown);
-        this.ended.splice(i, 1);
-      }
-    }
     this.update();
+  }
+
+  /** *dapprof: Open a Kept Run…*: a run kept in the workspace's storage, shown in the panel as a stopped run. */
+  async openKeptRun(): Promise<boolean> {
+    const st = await openKeptRun(this.store);
+    if (!st) return false;
+    this.showFlameGraph(st);
+    this.update();
+    return true;
   }
 
   private onActiveSessionChanged(): void {
     const active = vscode.debug.activeDebugSession;
-    const st = active ? this.sessions.get(active.id) : undefined;
+    const st = active ? this.profileOf(active) : undefined;
     if (st?.stream && st !== this.shown) {
       this.shown = st;
       this.loadHeat();

@@ -35,7 +35,7 @@ export function exportFileName(base: string, format: ExportFormat, extension: st
 }
 
 export interface ExportRequest {
-  session: vscode.DebugSession;
+  session: Pick<vscode.DebugSession, 'name' | 'workspaceFolder' | 'customRequest'>;
   /** A format from the caller (a command argument); asked for when absent. */
   format?: ExportFormat;
   /** The panel's "Hide debugger" choice now, so that the file holds what the panel shows. */

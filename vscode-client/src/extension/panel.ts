@@ -45,6 +45,8 @@ export interface PanelHost {
   onHideDebugger(hide: boolean): void;
   /** The page's thread filter, on each change (undefined: all threads). */
   onThread(thread: number | undefined): void;
+  /** "Compare with…" in the page: the baseline to pick (by default a profile file). */
+  onPickBaseline?(webview: vscode.Webview): void;
 }
 
 export class FlameGraphPanel {
@@ -96,7 +98,8 @@ export class FlameGraphPanel {
       } else if (m?.type === 'openSource' && typeof m.file === 'string') {
         this.host.onOpenSource(m.file, Number(m.line) || 0);
       } else if (m?.type === 'pickBaseline') {
-        void pickBaselineFile(panel.webview, this.extensionUri.fsPath);
+        if (this.host.onPickBaseline) this.host.onPickBaseline(panel.webview);
+        else void pickBaselineFile(panel.webview, this.extensionUri.fsPath);
       }
     });
     panel.onDidDispose(() => {

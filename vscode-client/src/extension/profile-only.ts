@@ -1,15 +1,17 @@
-// Profiling without a debugger: the `dapprof-profile` debug type runs `dapprof stdio
-// --profile-only`, a debug adapter that only starts (launch) or finds (attach) the Python
-// process and profiles it; no debugpy runs, so the program runs at full speed and a process
-// started without debugpy can be profiled. The commands Profile Process… and Profile Python File
-// start such sessions, and every one of them starts profiling as soon as its adapter announces
-// the process (the `process` event), through the same path as Start Profiling. The rest (panel,
-// export, line heat, summary) treats them like any session whose adapter supports profiling.
+// Profiling without a debugger: a `dapprof-profile` configuration (from a launch.json, or made by
+// the commands Profile Process… and Profile Python File) runs `dapprof stdio --profile-only`, a
+// debug adapter that only starts (launch) or finds (attach) the Python process and profiles it;
+// no debugpy runs, so the program runs at full speed and a process started without debugpy can
+// be profiled. The configuration goes through VS Code's resolution (variables such as
+// ${command:dapprof.pickProcess} substituted), and then runs as a profile-only run rather than a
+// debug session (profile-only-runs.ts says why): profiling starts at once, through the same path
+// as Start Profiling, and the panel, export, line heat and summary treat it like any session.
 
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { ProfilingController } from './controller';
 import { settingsDapprof } from './dapprof-path';
+import { ProfileOnlyRuns } from './profile-only-runs';
 import { listPythonProcesses, pickPythonProcess, PythonProcess } from './processes';
 
 export const PROFILE_TYPE = 'dapprof-profile';
@@ -48,6 +50,16 @@ export function profileFileConfiguration(file: vscode.Uri, folder: vscode.Worksp
 }
 
 export class ProfileOnlyConfigurationProvider implements vscode.DebugConfigurationProvider {
+  /** @param run runs a resolved configuration as a profile-only run (not a debug session) */
+  constructor(private readonly run?: (config: vscode.DebugConfiguration, folder: vscode.WorkspaceFolder | undefined) => Promise<boolean>) {}
+
+  /** The configuration resolved and its variables substituted: run it, and start no debug session (undefined). */
+  resolveDebugConfigurationWithSubstitutedVariables(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.ProviderResult<vscode.DebugConfiguration> {
+    if (!this.run) return config;
+    void this.run(config, folder);
+    return undefined;
+  }
+
   resolveDebugConfiguration(folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.ProviderResult<vscode.DebugConfiguration> {
     // F5 without a launch.json, this type chosen: profile the current Python file.
     if (!config.type && !config.request && !config.name) {
@@ -64,23 +76,23 @@ export class ProfileOnlyConfigurationProvider implements vscode.DebugConfigurati
   }
 }
 
-interface AdapterEvent {
-  type?: string;
-  event?: string;
-}
-
-/** The profile-only debug type, its commands, and the start of profiling in each of its sessions. */
+/** The profile-only debug type, its commands, and the runs they start. */
 export function registerProfileOnly(controller: ProfilingController, extensionPath: string | undefined): vscode.Disposable[] {
-  /** Sessions whose profiling was started automatically: once per session, whatever the adapter sends. */
-  const autoStarted = new Set<string>();
-
-  const autoStart = async (session: vscode.DebugSession) => {
-    if (autoStarted.has(session.id)) return;
-    autoStarted.add(session.id);
-    const ok = await controller.startProfiling(session);
-    // The session exists to be profiled: its graph is shown even when dapprof.profiling.openFlameGraph is off.
-    if (ok && !controller.panel.isOpen) controller.showFlameGraph(controller.sessions.get(session.id));
-  };
+  const runs = new ProfileOnlyRuns(
+    {
+      addRun: (run, path) => controller.addRun(run, path),
+      startProfiling: (session) => controller.startProfiling(session),
+      stopProfiling: (session) => controller.stopProfiling(session),
+      isProfiling: (session) => controller.isProfiling(session),
+      runEvent: (run, event, body) => controller.onRunEvent(run, event, body),
+      runEnded: (run) => controller.onRunEnded(run),
+      // The run exists to be profiled: its graph is shown even when dapprof.profiling.openFlameGraph is off.
+      showFlameGraph: (run) => {
+        if (!controller.panel.isOpen) controller.showFlameGraph(controller.sessions.get(run.id));
+      },
+    },
+    (folder) => settingsDapprof(extensionPath, folder),
+  );
 
   /** Lets the user pick a Python process that dapprof can read; undefined if none was. */
   const pick = async (): Promise<PythonProcess | undefined> => {
@@ -95,8 +107,8 @@ export function registerProfileOnly(controller: ProfilingController, extensionPa
     return pickPythonProcess(processes);
   };
 
-  // VS Code shows a failed launch or attach itself (the adapter's message, such as how to get the
-  // permission to read a process), and startDebugging then resolves false: nothing more to show.
+  // Through VS Code's resolution of the configuration, which ends in runs.start (the provider
+  // above); dapprof's refusal (such as how to get the permission to read a process) is shown there.
   const start = async (config: vscode.DebugConfiguration, folder: vscode.WorkspaceFolder | undefined): Promise<boolean> => {
     try {
       return await vscode.debug.startDebugging(folder, config);
@@ -136,17 +148,9 @@ export function registerProfileOnly(controller: ProfilingController, extensionPa
   };
 
   return [
+    runs,
     vscode.debug.registerDebugAdapterDescriptorFactory(PROFILE_TYPE, new ProfileOnlyAdapterFactory(extensionPath)),
-    vscode.debug.registerDebugConfigurationProvider(PROFILE_TYPE, new ProfileOnlyConfigurationProvider()),
-    vscode.debug.registerDebugAdapterTrackerFactory(PROFILE_TYPE, {
-      createDebugAdapterTracker: (session) => ({
-        // The process runs (launched, or found for attach): dapprof can sample it now.
-        onDidSendMessage: (m: AdapterEvent) => {
-          if (m?.type === 'event' && m.event === 'process') void autoStart(session);
-        },
-      }),
-    }),
-    vscode.debug.onDidTerminateDebugSession((s) => autoStarted.delete(s.id)),
+    vscode.debug.registerDebugConfigurationProvider(PROFILE_TYPE, new ProfileOnlyConfigurationProvider((config, folder) => runs.start(config, folder))),
     vscode.commands.registerCommand('dapprof.profileProcess', () => profileProcess()),
     vscode.commands.registerCommand('dapprof.profilePythonFile', (arg?: unknown) => profilePythonFile(arg)),
     // For "processId": "${command:dapprof.pickProcess}" in a launch.json: the picked ID, or undefined (cancels the start).

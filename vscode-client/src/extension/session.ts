@@ -3,7 +3,7 @@
 
 import * as vscode from 'vscode';
 import { ASYNC_MODES, AsyncMode, ProfilingSummary, StartProfilingArguments } from '../model/protocol';
-import type { RunInfo, StoppedInfo } from '../webview/messages';
+import type { RunInfo, RunPath, StoppedInfo } from '../webview/messages';
 import type { RunStream } from './run-stream';
 
 export type ProfilingStatus = 'idle' | 'starting' | 'profiling' | 'stopping';
@@ -11,13 +11,23 @@ export type ProfilingStatus = 'idle' | 'starting' | 'profiling' | 'stopping';
 /** The profiling requests, whose error responses the extension shows. */
 export type ProfilingCommand = 'startProfiling' | 'stopProfiling' | 'exportProfile';
 
+/**
+ * What the extension uses of a session it profiles: a VS Code debug session, or a profiling run
+ * that is none (profile-run.ts).
+ */
+export type ProfiledSession = Pick<vscode.DebugSession, 'id' | 'type' | 'name' | 'workspaceFolder' | 'configuration' | 'customRequest'>;
+
 export interface SessionProfile {
-  session: vscode.DebugSession;
+  session: ProfiledSession;
   supportsProfiling: boolean;
   /** The adapter accepts `stacks` in startProfiling (initialize's supportsProfilingStacks). */
   supportsStacks?: boolean;
   status: ProfilingStatus;
   ended: boolean;
+  /** How dapprof profiles this session; undefined: as its adapter (proxy, or profile-only by its type). */
+  path?: RunPath;
+  /** The kept copy of the last run (run-store.ts), once it is saved. */
+  keptId?: string;
   /** The current or last run; undefined before the first start. */
   run?: RunInfo;
   stream?: RunStream;
@@ -31,7 +41,7 @@ export interface SessionProfile {
   errorShownFor?: ProfilingCommand;
 }
 
-export function newSessionProfile(session: vscode.DebugSession): SessionProfile {
+export function newSessionProfile(session: ProfiledSession): SessionProfile {
   return { session, supportsProfiling: false, status: 'idle', ended: false };
 }
 
@@ -59,7 +69,7 @@ export function errorMessage(e: unknown): string {
 }
 
 /** The session a command applies to: its argument (a session or `{sessionId}`), else the active one. */
-export function sessionFromArg(sessions: ReadonlyMap<string, SessionProfile>, arg: unknown): vscode.DebugSession | undefined {
+export function sessionFromArg(sessions: ReadonlyMap<string, SessionProfile>, arg: unknown): ProfiledSession | undefined {
   const id =
     arg && typeof arg === 'object'
       ? (arg as { sessionId?: unknown }).sessionId ?? ((arg as { id?: unknown; customRequest?: unknown }).customRequest ? (arg as { id: unknown }).id : undefined)

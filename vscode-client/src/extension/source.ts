@@ -5,7 +5,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 
 /** Opens `file` at `line`, trying it against the session's cwd and the workspace folders. */
-export async function openSource(session: vscode.DebugSession | undefined, file: string, line: number): Promise<void> {
+export async function openSource(session: Pick<vscode.DebugSession, 'configuration' | 'workspaceFolder'> | undefined, file: string, line: number): Promise<void> {
   const candidates: string[] = [];
   if (path.isAbsolute(file)) candidates.push(file);
   else {
@@ -28,7 +28,7 @@ export async function openSource(session: vscode.DebugSession | undefined, file:
 }
 
 /** The working directory a session's configuration gives its program, if any. */
-export function sessionCwd(session: vscode.DebugSession | undefined): string | undefined {
+export function sessionCwd(session: Pick<vscode.DebugSession, 'configuration' | 'workspaceFolder'> | undefined): string | undefined {
   const cwd = session?.configuration?.cwd;
   return typeof cwd === 'string' && cwd ? cwd.replace('${workspaceFolder}', session?.workspaceFolder?.uri.fsPath ?? '') : undefined;
 }

@@ -2,6 +2,7 @@
 // and the Export command, both derived from the sessions' state on every change.
 
 import * as vscode from 'vscode';
+import type { AttachedState } from './attached';
 import type { SessionProfile } from './session';
 
 export const CONTEXT_CAN_START = 'dapprof.canStartProfiling';
@@ -31,17 +32,21 @@ export class StatusView implements vscode.Disposable {
     void vscode.commands.executeCommand('setContext', key, value);
   }
 
-  /** `live`: the sessions still running. */
-  updateContext(live: Iterable<SessionProfile>): void {
+  /**
+   * `live`: the sessions still running; `attached`: the active session's run attached to its
+   * process, when its adapter is not dapprof (attached.ts).
+   */
+  updateContext(live: Iterable<SessionProfile>, attached: AttachedState = 'none', shownHasRun = false): void {
     const active = vscode.debug.activeDebugSession;
     const all = [...live];
     const st = all.find((s) => s.session.id === active?.id);
-    this.setContext(CONTEXT_CAN_START, !!st && st.supportsProfiling && st.status === 'idle');
-    this.setContext(CONTEXT_CAN_STOP, !!st && st.status === 'profiling');
+    const own = !!st && st.supportsProfiling;
+    this.setContext(CONTEXT_CAN_START, own ? st.status === 'idle' : attached === 'idle');
+    this.setContext(CONTEXT_CAN_STOP, own ? st.status === 'profiling' : attached === 'profiling');
     this.setContext(CONTEXT_ASYNC_TASKS, !!st && st.supportsProfiling);
     // The daemon keeps a session's last run for export until the next start, and only while the
     // session lasts: a live session that started a run has a profile.
-    this.setContext(CONTEXT_HAS_PROFILE, all.some((s) => s.run !== undefined));
+    this.setContext(CONTEXT_HAS_PROFILE, shownHasRun || all.some((s) => s.run !== undefined));
   }
 
   updateStatusBar(live: Iterable<SessionProfile>): void {

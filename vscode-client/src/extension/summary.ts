@@ -70,3 +70,14 @@ export class SummaryLog implements vscode.Disposable {
     this.channel?.dispose();
   }
 }
+
+/** "Profiling stopped: totals. Top function: …", offering the flame graph, the daemon's table (in the output channel) and an export. */
+export function announceStopped(s: ProfilingSummary, actions: { showFlameGraph(): void; showSummary(): void; export(): void }): void {
+  const top = topFunctionText(s);
+  const choices = ['Show Flame Graph', ...(top ? ['Show Summary'] : []), 'Export…'];
+  void vscode.window.showInformationMessage(`Profiling stopped: ${summaryText(s)}.${top ? ` Top function: ${top}.` : ''}`, ...choices).then((choice) => {
+    if (choice === 'Show Flame Graph') actions.showFlameGraph();
+    else if (choice === 'Show Summary') actions.showSummary();
+    else if (choice === 'Export…') actions.export();
+  });
+}

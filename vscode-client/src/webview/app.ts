@@ -1,17 +1,19 @@
-// The flame graph page: receives messages from the extension (or a test page), aggregates batches
-// into the model as they arrive (the one place that aggregates them), and redraws at most once
-// per animation frame. The parts: toolbar.ts (header and controls), navigation.ts (breadcrumb
-// and details), tooltip.ts, search.ts, table.ts, input.ts (mouse, keys, messages), persist.ts
-// (kept choices), scheduler.ts.
+// The flame graph page: receives messages from the extension (or a test page; run-messages.ts),
+// aggregates batches into the model as they arrive (the one place that aggregates them), and
+// redraws at most once per animation frame. The parts: toolbar.ts (header and controls),
+// navigation.ts (breadcrumb and details), tooltip.ts, search.ts, table.ts, input.ts (mouse, keys,
+// messages), persist.ts (kept choices), baselines.ts and diff.ts (comparison), scheduler.ts.
 
 import { CallNode, GroupBy, KeyInfo, ProfileModel, threadLabel, ViewOptions } from '../model/profile';
 import type { ProfilingDataBody } from '../model/protocol';
+import { Baseline, Baselines } from './baselines';
 import { DiffView } from './diff';
 import { FlameGraph } from './flame';
 import { Input } from './input';
 import type { FromWebview, RunInfo, StoppedInfo, ToWebview } from './messages';
 import { el } from './dom';
 import { Navigation } from './navigation';
+import { applyMessage } from './run-messages';
 import { findReveal } from './reveal';
 import { loadPersisted, Persisted } from './persist';
 import { FrameScheduler } from './scheduler';
@@ -20,7 +22,7 @@ import { FunctionTable, TableSort } from './table';
 import { readPalette } from './theme';
 import { TimelineStrip } from './timeline';
 import type { TimeRange } from '../model/timeline';
-import { FILE_BASELINE, overlayText, Toolbar, ViewState } from './toolbar';
+import { overlayText, Toolbar, ViewState } from './toolbar';
 import { Tooltip } from './tooltip';
 
 export interface VsCodeApi {
@@ -53,14 +55,11 @@ export class App {
   /** Number of graph draws (tests read it, and frameRequests). */
   drawCount = 0;
 
-  /** The differential view against a baseline (diff.ts); earlier runs this page saw, oldest first, to pick one from. */
+  /** The differential view against a baseline (diff.ts), and what it can compare with. */
   readonly diff = new DiffView();
-  // An ended run is kept as its model (bounded: its distinct stacks and timeline), never as the
-  // bodies it was fed, which would grow by every batch of an hour-long run.
-  readonly runs: Array<{ label: string; model: ProfileModel }> = [];
-  private baselineIndex = -1;
-  /** The profile file last given as a baseline by the extension, to pick again. */
-  private fileBaseline: { label: string; model: ProfileModel } | null = null;
+  readonly baselines = new Baselines((labels, current, given) => this.toolbar.showBaselines(labels, current, given));
+  /** Runs this page has shown and let go, which name the ones kept to compare with. */
+  private runsShown = 0;
   readonly graph: FlameGraph;
   private readonly toolbar: Toolbar;
   private readonly nav: Navigation;
@@ -106,11 +105,7 @@ export class App {
       byTask: (on) => this.setByTask(on),
       waitingTasks: (on) => this.setWaitingTasks(on),
       resetZoom: () => this.resetZoom(),
-      baseline: (i) => {
-        if (i === FILE_BASELINE && this.fileBaseline) this.setBaselineModel(this.fileBaseline.model, this.fileBaseline.label, FILE_BASELINE);
-        else if (i < 0 || !this.runs[i]) this.setBaselineModel(null);
-        else this.setBaselineModel(this.runs[i].model, this.runs[i].label, i);
-      },
+      baseline: (i) => this.compareWith(this.baselines.choice(i)),
       pickBaselineFile: () => this.vscode.postMessage({ type: 'pickBaseline' }),
     });
     const canvas = el('canvas', { id: 'flame' });
@@ -152,65 +147,17 @@ export class App {
 
   // ---- messages ----------------------------------------------------------------------------
 
+  /** A message of the extension: the run shown, its data, its end (run-messages.ts). */
   handle(msg: ToWebview): void {
-    switch (msg.type) {
-      case 'idle':
-        this.reset();
-        this.state = 'idle';
-        this.idleMessage = msg.message;
-        break;
-      case 'run':
-        this.reset();
-        this.run = msg.run;
-        this.state = 'waiting';
-        break;
-      case 'data':
-        this.model.addBatch(msg.body);
-        if (this.state === 'waiting' || this.state === 'idle') this.state = 'live';
-        break;
-      case 'replay':
-        // The same path as live data, so that a late view equals one that saw the whole stream.
-        this.reset();
-        this.run = msg.run;
-        for (const body of msg.bodies) this.model.addBatch(body);
-        this.omittedSamples = msg.omittedSamples;
-        this.stopped = msg.stopped;
-        this.errorMessage = msg.error ?? '';
-        this.state = msg.error ? 'error' : msg.stopped ? 'stopped' : msg.bodies.length > 0 ? 'live' : 'waiting';
-        break;
-      case 'stopped':
-        this.stopped = msg.stopped;
-        if (msg.stopped.reason === 'error') {
-          this.state = 'error';
-          this.errorMessage = msg.stopped.message ?? 'Sampling failed.';
-        } else this.state = 'stopped';
-        break;
-      case 'error':
-        this.state = 'error';
-        this.errorMessage = msg.message;
-        break;
-      case 'reveal':
-        this.reveal(msg);
-        return;
-      case 'baseline':
-        this.fileBaseline = msg.bodies === null ? null : { label: msg.label, model: ProfileModel.of(msg.bodies) };
-        this.setBaselineModel(this.fileBaseline?.model ?? null, msg.label, FILE_BASELINE);
-        return;
-    }
-    this.uiDirty = true;
-    this.invalidate();
+    applyMessage(this, msg);
   }
 
-  private reset(): void {
-    // The run shown so far becomes one to compare with (a few kept), as the whole run.
+  /** Another run is shown, or none: the one shown so far becomes one to compare with. */
+  clearRun(): void {
+    // As the whole run, whatever range was selected.
     if (this.model.totals.batches > 0) {
       this.model.setRange(null);
-      this.runs.push({ label: `run ${this.runs.length + 1}${this.run ? ` (${this.run.session})` : ''}`, model: this.model });
-      if (this.runs.length > 5) {
-        this.runs.shift();
-        if (this.baselineIndex >= 0) this.baselineIndex--;
-      }
-      this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
+      this.baselines.keepRun(`run ${++this.runsShown}${this.run ? ` (${this.run.session})` : ''}`, this.model);
     }
     this.model = new ProfileModel();
     this.nav.clear();
@@ -347,14 +294,14 @@ export class App {
    * normal colours again for null.
    */
   setBaseline(bodies: readonly ProfilingDataBody[] | null, label = 'baseline', index = -1): void {
-    this.setBaselineModel(bodies === null ? null : ProfileModel.of(bodies), label, index);
+    this.compareWith(bodies === null ? null : { model: ProfileModel.of(bodies), label, index });
   }
 
-  private setBaselineModel(model: ProfileModel | null, label = 'baseline', index = -1): void {
-    this.diff.setBaseline(model, label);
-    this.baselineIndex = model === null ? -1 : index;
-    this.toolbar.showBaselines(this.runs.map((r) => r.label), this.baselineIndex, this.fileBaseline?.label);
-    this.table.element.hidden = model !== null;
+  /** Shows the comparison with `b`, or none. */
+  compareWith(b: Baseline | null): void {
+    this.diff.setBaseline(b?.model ?? null, b?.label ?? '');
+    this.baselines.chose(b);
+    this.table.element.hidden = b !== null;
     this.changed();
   }
 

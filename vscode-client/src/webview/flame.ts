@@ -4,9 +4,10 @@
 // drawn, so the cost of a frame is bounded by what is visible. The rectangles are written as
 // pixels straight into an ImageData during the walk (no fillRect, no queue per colour), with
 // colours cached per key; labels are drawn after, only where they fit, and the hit-test tables
-// are reused from frame to frame, so that a frame allocates next to nothing.
+// (hit-rows.ts) are reused from frame to frame, so that a frame allocates next to nothing.
 
 import type { CallNode, CallTree, KeyInfo } from '../model/profile';
+import { HitRows } from './hit-rows';
 import { fillPixels } from './raster';
 import { mutedRgb, nodeRgb, packedPixel, Palette, rgbCss } from './theme';
 
@@ -45,12 +46,8 @@ export class FlameGraph {
   lastStats: DrawStats = { drawn: 0, skipped: 0, ms: 0 };
 
   private readonly ctx: CanvasRenderingContext2D;
-  // Hit-test tables of the last draw, per row: x, width and node, in drawing order; rowsN[d] of
-  // each are in use (the arrays are kept between draws).
-  private rowsX: number[][] = [];
-  private rowsW: number[][] = [];
-  private rowsNode: CallNode[][] = [];
-  private rowsN: number[] = [];
+  /** Where the last draw put each node. */
+  private readonly hits = new HitRows();
   private width = 0;
   private colorCache = new Map<number, string>();
   private colorCacheKind = '';
@@ -164,7 +161,7 @@ export class FlameGraph {
     const maskSize = this.maskWidth * ((this.tree?.maxDepth ?? 0) + 2);
     if (this.tinyMask.length < maskSize) this.tinyMask = new Uint8Array(maskSize);
     else this.tinyMask.fill(0, 0, maskSize);
-    this.rowsN.fill(0);
+    this.hits.clear();
     this.textCount = 0;
     this.dimmedQueue.length = 0;
     let drawn = 0, skipped = 0;
@@ -297,17 +294,7 @@ export class FlameGraph {
         this.textQueue[t + 2] = w;
       }
     }
-    let row = this.rowsX[d];
-    if (!row) {
-      row = this.rowsX[d] = [];
-      this.rowsW[d] = [];
-      this.rowsNode[d] = [];
-      this.rowsN[d] = 0;
-    }
-    const i = this.rowsN[d]++;
-    row[i] = x;
-    this.rowsW[d][i] = w;
-    this.rowsNode[d][i] = node;
+    this.hits.add(d, x, w, node);
     return true;
   }
 
@@ -358,21 +345,12 @@ export class FlameGraph {
 
   /** The nodes drawn in a row in the last draw, with their x and width (in drawing order). */
   row(depth: number): Array<{ node: CallNode; x: number; w: number }> {
-    const out: Array<{ node: CallNode; x: number; w: number }> = [];
-    const n = this.rowsX[depth] ? this.rowsN[depth] : 0;
-    for (let i = 0; i < n; i++) out.push({ node: this.rowsNode[depth][i], x: this.rowsX[depth][i], w: this.rowsW[depth][i] });
-    return out;
+    return this.hits.row(depth);
   }
 
   /** The node drawn at a point (CSS px of the canvas) in the last draw. */
   hit(px: number, py: number): CallNode | undefined {
-    const d = Math.floor(py / ROW_HEIGHT);
-    const xs = this.rowsX[d];
-    if (!xs || py < 0) return undefined;
-    // Rows are filled in depth-first order, not sorted by x; one row holds few enough nodes.
-    const ws = this.rowsW[d], ns = this.rowsNode[d], n = this.rowsN[d];
-    for (let i = 0; i < n; i++) if (px >= xs[i] && px < xs[i] + ws[i]) return ns[i];
-    return undefined;
+    return py < 0 ? undefined : this.hits.at(px, Math.floor(py / ROW_HEIGHT));
   }
 
   /** Where a node is drawn (CSS px), computed from the layout; undefined when not visible. */

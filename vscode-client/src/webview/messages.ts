@@ -11,7 +11,22 @@ export interface RunInfo {
   rate?: number;
   /** Sampling by asyncio task in effect (the startProfiling response's); "all" enables the panel's "Waiting tasks". */
   async?: AsyncMode;
+  /**
+   * How dapprof profiles the run: `proxy`, it is the session's debug adapter (a "dapprof"
+   * session); `attached`, a profile-only dapprof attached to the process of a debug session of
+   * another adapter (debugpy's); `profile-only`, dapprof without a debugger.
+   */
+  path?: RunPath;
 }
+
+export type RunPath = 'proxy' | 'attached' | 'profile-only';
+
+/** What the panel says of each path. */
+export const RUN_PATH_LABEL: Record<RunPath, string> = {
+  proxy: 'via the dapprof debug adapter',
+  attached: "attached to the debug session's process",
+  'profile-only': 'profile only, no debugger',
+};
 
 export interface StoppedInfo {
   summary: ProfilingSummary;

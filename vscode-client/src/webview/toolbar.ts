@@ -6,7 +6,7 @@ import type { GroupBy, ModelTotals } from '../model/profile';
 import { threadLabel } from '../model/profile';
 import type { ThreadInfo } from '../model/protocol';
 import { el, nf } from './dom';
-import type { RunInfo, StoppedInfo } from './messages';
+import { RUN_PATH_LABEL, type RunInfo, type StoppedInfo } from './messages';
 
 export type ViewState = 'idle' | 'waiting' | 'live' | 'stopped' | 'error';
 
@@ -89,6 +89,8 @@ export class Toolbar {
   readonly resetEl: HTMLButtonElement;
   private readonly stateEl = el('span', { className: 'state', id: 'state' });
   private readonly statsEl = el('span', { className: 'stats', id: 'stats' });
+  /** Which path the run came from (RunInfo.path), so that two runs of one program are told apart. */
+  private readonly pathEl = el('span', { className: 'run-path', id: 'run-path' });
   readonly matchEl = el('span', { className: 'match', id: 'match' });
   private readonly threadEl: HTMLSelectElement;
   private readonly groupEl: HTMLSelectElement;
@@ -133,6 +135,7 @@ export class Toolbar {
       { className: 'toolbar' },
       this.stateEl,
       this.statsEl,
+      this.pathEl,
       el('span', { className: 'spacer' }),
       this.searchEl,
       this.matchEl,
@@ -244,6 +247,9 @@ export class Toolbar {
       const who = [h.run.session, h.run.pid ? `pid ${h.run.pid}` : '', h.run.pythonVersion ? `Python ${h.run.pythonVersion}` : ''].filter(Boolean).join(', ');
       this.statsEl.dataset.who = who;
     }
+    const path = h.run?.path && h.state !== 'idle' ? h.run.path : undefined;
+    this.pathEl.dataset.path = path ?? '';
+    this.pathEl.textContent = path ? RUN_PATH_LABEL[path] : '';
     const text = statsText(h);
     this.statsEl.textContent = text;
     // Cut with an ellipsis when the toolbar is narrow: the whole text on hover.

@@ -1,17 +1,20 @@
 // End to end in a real VS Code, without a debugger: the commands that profile Python through
-// `dapprof stdio --profile-only` (the `dapprof-profile` debug type). A code-server of its own
+// `dapprof stdio --profile-only` (the `dapprof-profile` configurations), which run as profile-only
+// runs, not debug sessions: no debug toolbar (whose Pause and Step a profiler cannot honour), but
+// Stop and Restart in the status bar beside the sample count. A code-server of its own
 // (after e2e.test.ts, which has its own), with the packaged extension installed, driven in
 // headless Chromium like a person would:
 //
 // - dapprof: Profile Process… (from the command palette) lists the running Python processes
 //   (`dapprof ps --json`); the one the test started (test/e2e/fixture/busy.py) is picked, the
-//   session attaches to it and profiling starts by itself: the flame graph fills with busy.py's
-//   functions. Stop Profiling and Disconnect leave the process running.
+//   run attaches to it and profiling starts by itself: the flame graph fills with busy.py's
+//   functions; no debug toolbar shows. Stop leaves the process running.
 // - dapprof: Profile Python File (the button in the title bar of busy.py open in the editor):
-//   dapprof runs it, the flame graph fills with its functions; when the program ends (the test
-//   creates the file it waits for), the panel shows the run stopped and the session ends.
-// - A launch.json attach configuration naming a process that is not Python: VS Code shows
-//   dapprof's reason (the attach request's error response) and no session starts.
+//   dapprof runs it, the flame graph fills with its functions; Restart runs it again (a new
+//   process); when the program ends (the test creates the file it waits for), the panel shows
+//   the run stopped and the controls go.
+// - A launch.json attach configuration naming a process that is not Python: the extension shows
+//   dapprof's reason (the attach request's error response) and nothing runs.
 //
 // Screenshots go to build/e2e-screenshots/ of the repository as profile-only-NN-NAME.png.
 // Inputs (environment): as e2e.test.ts (scripts/e2e.sh sets them), with its run directory in
@@ -60,6 +63,11 @@ function alive(p: ChildProcess | undefined): boolean {
 async function flameGraph(): Promise<FlameView> {
   await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
   return wb.flame(program, STEP);
+}
+
+/** A control of the profile-only run in the status bar: Stop or Restart. */
+function runButton(name: 'Stop' | 'Restart') {
+  return page.locator(`.statusbar-item:has(.codicon-debug-${name.toLowerCase()})`).first();
 }
 
 /** Fails with the notification's text as soon as VS Code shows an error, else waits for `what`. */
@@ -126,8 +134,8 @@ test('dapprof: Profile Process… lists the Python process the test started; pic
     await screenshot('profile-process-pick');
     await row.first().click();
     note(`picked process ${pid}`);
-    // The session attaches and profiling starts by itself: the toolbar offers Stop Profiling.
-    await unlessError(wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }));
+    // dapprof attaches and profiling starts by itself: the status bar offers Stop.
+    await unlessError(runButton('Stop').waitFor({ timeout: LONG }));
     const flame = await flameGraph();
     await flame.waitForFunctions(program, ['main', 'spin', 'crunch'], 50, LONG);
     const [crunch] = await flame.nodes(['spin', 'crunch']);
@@ -136,13 +144,17 @@ test('dapprof: Profile Process… lists the Python process the test started; pic
     // The table beside the graph is refreshed a little later than the graph (table.ts).
     await flame.frame.waitForSelector('#table tbody tr', { timeout: LONG });
     await screenshot('profile-process-live');
+    // Not a debug session: no debug toolbar with a Pause or Step that would answer an error;
+    // the run's controls are Stop and Restart beside its sample count.
+    assert.equal(await page.locator('.debug-toolbar').isVisible(), false, 'no debug toolbar');
+    await runButton('Restart').waitFor();
+    assert.match((await runButton('Stop').getAttribute('aria-label')) ?? (await runButton('Stop').innerText()), /Stop/);
+    await screenshot('profile-only-controls');
 
-    await wb.toolbarButton('Stop Profiling').click();
+    // Stop ends the run; a process profiled by attaching goes on running.
+    await runButton('Stop').click();
     await flame.waitForState('Stopped');
-    await wb.toolbarButton('Start Profiling').waitFor();
-    // Disconnecting from a process profiled by attaching leaves it running.
-    await wb.toolbarButton('Disconnect').click();
-    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    await runButton('Stop').waitFor({ state: 'hidden', timeout: LONG });
     await sleep(1000);
     assert.ok(alive(busy), 'the process still runs after the session ended');
     writeFileSync(attachFlag, '');
@@ -166,7 +178,7 @@ test('dapprof: Profile Python File runs busy.py under dapprof; the graph shows i
     const button = page.locator('.editor-group-container.active .editor-actions .action-label[aria-label="Profile Python File"]').first();
     await button.waitFor({ timeout: LONG });
     await button.click();
-    await unlessError(wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG }));
+    await unlessError(runButton('Stop').waitFor({ timeout: LONG }));
     const flame = await flameGraph();
     await flame.waitForFunctions(program, ['main', 'spin', 'crunch'], 50, LONG);
     const [crunch] = await flame.nodes(['spin', 'crunch']);
@@ -174,10 +186,22 @@ test('dapprof: Profile Python File runs busy.py under dapprof; the graph shows i
     await flame.frame.waitForSelector('#table tbody tr', { timeout: LONG });
     await screenshot('profile-file-live');
 
-    // busy.py ends: dapprof stops the run (profilingStopped) and the session ends.
+    // Restart: the program is stopped and run again, a new process, profiled from its start.
+    const pidOf = () => flame.frame.evaluate(() => /pid (\d+)/.exec(document.getElementById('stats')?.dataset.who ?? '')?.[1] ?? '');
+    const firstPid = await pidOf();
+    assert.ok(firstPid, 'the panel names the process');
+    await runButton('Restart').click();
+    await flame.frame.waitForFunction((p) => {
+      const pid = /pid (\d+)/.exec(document.getElementById('stats')?.dataset.who ?? '')?.[1];
+      return pid && pid !== p && document.getElementById('state')?.textContent === 'Live';
+    }, firstPid, { timeout: LONG });
+    await flame.waitForFunctions(program, ['main', 'spin', 'crunch'], 20, LONG);
+    note(`restarted: process ${firstPid}, then ${await pidOf()}`);
+
+    // busy.py ends: dapprof stops the run (profilingStopped) and the controls go.
     writeFileSync(fileFlag, '');
     await flame.waitForState('Stopped', LONG);
-    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    await runButton('Stop').waitFor({ state: 'hidden', timeout: LONG });
     const stats = await flame.frame.evaluate(() => document.getElementById('stats')?.textContent ?? '');
     assert.match(stats, /[\d,]+ samples/);
     await screenshot('profile-file-stopped');
@@ -191,6 +215,10 @@ test('the stopped run compared with a profile file picked in VS Code\'s file dia
     writeFileSync(baseline, `<module> (${program}:1);main (${program}:2) 40\n`);
     const flame = await flameGraph();
     await flame.frame.selectOption('#baseline', { label: 'Compare with a file\u2026' });
+    // First the choice between the runs kept so far and a profile file.
+    const fileChoice = page.locator('.quick-input-widget .monaco-list-row').filter({ hasText: 'A profile file\u2026' }).first();
+    await fileChoice.waitFor({ timeout: LONG });
+    await fileChoice.click();
     // VS Code's own open dialog (in the browser: its quick-input file picker), given the path.
     // The dialog lists the workspace folder once it has read it; the file is picked by its row.
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'baseline.collapsed' }).first();
@@ -210,10 +238,10 @@ test('the stopped run compared with a profile file picked in VS Code\'s file dia
   });
 });
 
-test('attaching to a process that is not Python shows dapprof\'s reason, and no session starts', async (t) => {
+test('attaching to a process that is not Python shows dapprof\'s reason, and nothing runs', async (t) => {
   await step(t, 'attach-refused', async () => {
     await wb.startConfiguration(REFUSED);
-    // VS Code shows a failed attach itself, with the adapter's message: a dialog or a notification.
+    // The extension shows dapprof's refusal of the attach: a notification (or a dialog).
     const shown = page.locator('.monaco-dialog-box, .notifications-toasts .notification-list-item:has(.codicon-error)').first();
     await shown.waitFor({ timeout: LONG });
     const text = (await shown.innerText()).replace(/\s+/g, ' ');
@@ -223,6 +251,7 @@ test('attaching to a process that is not Python shows dapprof\'s reason, and no 
     await screenshot('profile-attach-refused');
     await page.keyboard.press('Escape');
     assert.equal(await page.locator('.debug-toolbar').isVisible(), false, 'no session runs');
+    assert.equal(await runButton('Stop').isVisible(), false, 'no run either');
   });
 });
 

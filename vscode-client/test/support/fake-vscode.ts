@@ -220,15 +220,17 @@ function createState() {
     visibleTextEditors: [] as FakeEditor[],
     onVisibleEditorsChanged: new Emitter<FakeEditor[]>(),
     statusBar: { text: '', tooltip: '', visible: false, command: '' },
+    statusBars: [] as Array<{ text: string; tooltip: string; visible: boolean; command: string }>,
     panels: [] as FakePanel[],
     treeViews: new Map<string, FakeTreeView>(),
     customEditors: new Map<string, unknown>(),
+    configProviders: new Map<string, unknown>(),
     /** Lines written to output channels, by channel name; and the channels shown. */
     output: new Map<string, string[]>(),
     outputShown: [] as string[],
     started: [] as Array<{ folder: unknown; config: Record<string, unknown>; options: Record<string, unknown> }>,
     startDebuggingResult: true,
-    trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }]>,
+    trackerFactories: [] as Array<[string, { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } | undefined }]>,
     activeDebugSession: undefined as FakeSession | undefined,
     activeTextEditor: undefined as unknown,
     /** Open documents (workspace.textDocuments): `save` records the save and resolves to its result. */
@@ -285,7 +287,10 @@ export const vscodeStub = {
   },
   window: {
     createStatusBarItem() {
-      const sb = fake.statusBar;
+      // The first item made is the sample count's (status.ts): `fake.statusBar`; later ones (the
+      // profile-only runs' Stop and Restart) have their own, in `fake.statusBars`.
+      const sb = fake.statusBars.length === 0 ? fake.statusBar : { text: '', tooltip: '', visible: false, command: '' };
+      fake.statusBars.push(sb);
       return {
         get text() {
           return sb.text;
@@ -310,7 +315,7 @@ export const vscodeStub = {
     createOutputChannel(name: string) {
       const lines = fake.output.get(name) ?? [];
       fake.output.set(name, lines);
-      return { appendLine: (l: string) => lines.push(l), show: () => fake.outputShown.push(name), dispose() {} };
+      return { appendLine: (l: string) => lines.push(l), append: (t: string) => lines.push(t), show: () => fake.outputShown.push(name), dispose() {} };
     },
     showErrorMessage: (m: string) => (fake.errors.push(m), Promise.resolve(undefined)),
     showWarningMessage: (m: string) => (fake.warnings.push(m), Promise.resolve(undefined)),
@@ -413,12 +418,15 @@ export const vscodeStub = {
     get activeDebugSession() {
       return fake.activeDebugSession;
     },
-    registerDebugAdapterTrackerFactory(type: string, f: { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } }) {
+    registerDebugAdapterTrackerFactory(type: string, f: { createDebugAdapterTracker(s: unknown): { onDidSendMessage?(m: unknown): void } | undefined }) {
       fake.trackerFactories.push([type, f]);
       return { dispose() {} };
     },
     registerDebugAdapterDescriptorFactory: () => ({ dispose() {} }),
-    registerDebugConfigurationProvider: () => ({ dispose() {} }),
+    registerDebugConfigurationProvider(type: string, provider: unknown) {
+      fake.configProviders.set(type, provider);
+      return { dispose() {} };
+    },
     onDidReceiveDebugSessionCustomEvent: (l: Listener<{ session: FakeSession; event: string; body: unknown }>) => fake.onCustomEvent.event(l),
     onDidChangeActiveDebugSession: (l: Listener<FakeSession | undefined>) => fake.onActiveChanged.event(l),
     onDidTerminateDebugSession: (l: Listener<FakeSession>) => fake.onTerminate.event(l),
@@ -443,8 +451,9 @@ mod._load = function (request: string, ...rest: unknown[]) {
 export function startSession(s: FakeSession, supportsProfiling: boolean, supportsStacks = false): void {
   for (const [type, f] of fake.trackerFactories) {
     if (type !== '*' && type !== s.type) continue;
+    // A factory may give no tracker to a session (VS Code allows undefined).
     const tracker = f.createDebugAdapterTracker(s);
-    tracker.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}), ...(supportsStacks ? { supportsProfilingStacks: true } : {}) } });
+    tracker?.onDidSendMessage?.({ seq: 1, type: 'response', request_seq: 1, success: true, command: 'initialize', body: { supportsConfigurationDoneRequest: true, ...(supportsProfiling ? { supportsProfiling: true } : {}), ...(supportsStacks ? { supportsProfilingStacks: true } : {}) } });
   }
   fake.activeDebugSession = s;
   fake.onActiveChanged.fire(s);

@@ -123,7 +123,7 @@ test("the daemon's refusal is shown with its message, before any file is asked f
   const trackers = fake.trackerFactories.map(([, f]) => f.createDebugAdapterTracker(s));
   const refuse = (showUser: boolean) => () => {
     const error = { id: ProfilingErrorId.NoProfile, format: message, ...(showUser ? { showUser: true } : {}) };
-    for (const t of trackers) t.onDidSendMessage?.({ seq: 9, type: 'response', request_seq: 3, success: false, command: 'exportProfile', message, body: { error } });
+    for (const t of trackers) t?.onDidSendMessage?.({ seq: 9, type: 'response', request_seq: 3, success: false, command: 'exportProfile', message, body: { error } });
     throw new Error(message);
   };
   s.answer = refuse(false);

@@ -1,10 +1,12 @@
 // The profile-only mode (src/extension/profile-only.ts, processes.ts) with the VS Code API
 // stubbed: the quick pick built from `dapprof ps --json`, the commands that start
-// `dapprof-profile` sessions, the validation of their configurations, the adapter's arguments,
-// and the start of profiling when the adapter announces the process.
-import { fake, makeSession, resetFake, settle, startSession, Uri } from '../support/fake-vscode';
+// `dapprof-profile` configurations, the validation of their configurations, the adapter's
+// arguments, and the profile-only runs they become (with a real dapprof, the process and
+// dapprof real: only VS Code is stubbed).
+import { fake, makeSession, resetFake, Uri } from '../support/fake-vscode';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, test } from 'node:test';
@@ -12,7 +14,28 @@ import type { ProfilingController } from '../../src/extension/controller';
 import { activate } from '../../src/extension/extension';
 import { commandLine, parsePs, processItems } from '../../src/extension/processes';
 import { ProfileOnlyAdapterFactory, ProfileOnlyConfigurationProvider, PROFILE_ONLY_ARGS } from '../../src/extension/profile-only';
-import { clientRoot } from '../support/reference';
+import { clientRoot, repoRoot } from '../support/reference';
+
+const DAPPROF = process.env.DAPPROF_BIN ?? join(repoRoot, 'build/default/src/dapprof');
+const skip = existsSync(DAPPROF) ? false : `no dapprof at ${DAPPROF} (build it, or set DAPPROF_BIN)`;
+const BUSY = join(clientRoot, 'test/e2e/fixture/busy.py');
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 const WHY = 'dapprof cannot read process 1 of root: run dapprof as root (sudo), or set /proc/sys/kernel/yama/ptrace_scope to 0 and run as that user.';
 const PS = {
@@ -178,45 +201,54 @@ test('Profile Python File launches the file with the interpreter of the settings
   assert.equal(fake.started.length, before);
 });
 
-test('a profile-only session starts profiling with the settings when its adapter announces the process, and shows the graph', async () => {
-  fake.config = { 'dapprof.profiling.rate': 500, 'dapprof.profiling.openFlameGraph': false };
-  const s = makeSession('po', 'dapprof-profile', 'Profile 19214');
-  s.answer = (command) => {
-    if (command === 'startProfiling') return { pid: 19214, pythonVersion: '3.12.1', rate: 500 };
-    throw new Error(`unexpected ${command}`);
-  };
-  startSession(s, true, true);
-  assert.equal(s.requests.length, 0, 'not before the process runs');
-  const process = { seq: 3, type: 'event', event: 'process', body: { systemProcessId: 19214, name: 'python3', startMethod: 'attach' } };
-  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile' || type === '*') f.createDebugAdapterTracker(s).onDidSendMessage?.(process);
-  await settle();
-  assert.deepEqual(s.requests, [['startProfiling', { rate: 500, native: false, nonblocking: false, idle: false, gil: false, subprocesses: false, batchIntervalMs: 100, async: 'off', stacks: true }]]);
+test('a dapprof-profile configuration runs as a profile-only run, not a debug session: profiling starts, Stop ends the program, Restart runs it again', { skip }, async () => {
+  const flag = join(dir, 'never.flag');
+  fake.config = { 'dapprof.path': DAPPROF, 'dapprof.profiling.rate': 200, 'dapprof.profiling.openFlameGraph': false };
+  const provider = fake.configProviders.get('dapprof-profile') as ProfileOnlyConfigurationProvider;
+  const config = { type: 'dapprof-profile', request: 'launch', name: 'Profile busy.py', program: BUSY, args: [flag], cwd: dir, python: '/usr/bin/python3' };
+  // Resolved, it starts no debug session (undefined): the extension runs dapprof itself.
+  assert.equal(provider.resolveDebugConfigurationWithSubstitutedVariables!(undefined, config), undefined);
+  await until('the run to profile', () => controller.shown?.status === 'profiling' && (controller.shown.stream?.totals.sampleCount ?? 0) > 10);
+  const first = controller.shown!;
+  assert.equal(first.run?.path, 'profile-only');
+  assert.equal(first.run?.rate, 200);
   assert.equal(fake.panels.length, 1, 'the panel opens even with openFlameGraph off');
-  assert.equal(controller.shown?.session, s as never);
-  // Once per session.
-  for (const [type, f] of fake.trackerFactories) if (type === 'dapprof-profile') f.createDebugAdapterTracker(s).onDidSendMessage?.(process);
-  await settle();
-  assert.equal(s.requests.length, 1);
+  // Its controls: Stop and Restart beside the sample count; no debug session, so no debug toolbar.
+  const [, stop, restart] = fake.statusBars;
+  assert.deepEqual([stop.visible, stop.command, restart.visible, restart.command], [true, 'dapprof.stopRun', true, 'dapprof.restartRun']);
+  assert.match(stop.tooltip, /Stop "Profile busy.py": sampling and the program/);
+  assert.equal(fake.started.length, 0);
 
-  // The program exits: dapprof ends the run (profilingStopped), then the session ends.
-  const panel = fake.panels[0];
-  panel.receive({ type: 'ready', hideDebugger: true });
-  assert.equal((panel.posted.at(-1) as { type: string }).type, 'replay');
-  const summary = { sampleCount: 120, duration: 1500, errorCount: 0, droppedSampleCount: 0 };
-  fake.onCustomEvent.fire({ session: s, event: 'profilingStopped', body: { ...summary, reason: 'exited' } });
-  assert.deepEqual(panel.posted.at(-1), { type: 'stopped', stopped: { summary, reason: 'exited' } });
-  const posted = panel.posted.length;
-  fake.onTerminate.fire(s);
-  assert.equal(controller.sessions.size, 0);
-  assert.equal(panel.posted.length, posted, 'the stopped run stays shown as it is');
-  assert.equal(controller.shown?.stopped?.reason, 'exited');
+  // Restart: the run is stopped (its program ended) and the configuration runs again.
+  const pid = first.run!.pid!;
+  assert.equal(await fake.commands.get('dapprof.restartRun')!(), true);
+  assert.equal(first.stopped?.reason, 'stopProfiling');
+  await until('the first program to end', () => !alive(pid));
+  await until('the second run to profile', () => controller.shown !== first && controller.shown?.status === 'profiling');
+  const second = controller.shown!;
+  assert.notEqual(second.run?.pid, pid);
 
-  // A debug session of another type announcing its process (debugpy does) is not profiled.
-  const d = makeSession('dbg', 'dapprof');
-  startSession(d, true);
-  for (const [type, f] of fake.trackerFactories) if (type === d.type || type === '*') f.createDebugAdapterTracker(d).onDidSendMessage?.(process);
-  await settle();
-  assert.equal(d.requests.length, 0);
+  // Stop: sampling and the program; the controls go.
+  assert.equal(await fake.commands.get('dapprof.stopRun')!(), true);
+  assert.equal(second.status, 'idle');
+  await until('the second program to end', () => !alive(second.run!.pid!));
+  await until('the controls to go', () => !stop.visible && !restart.visible);
+  assert.deepEqual(fake.errors, []);
+});
+
+test('a profile-only run dapprof refuses (a process that is not Python) shows its reason, and runs nothing', { skip }, async () => {
+  fake.config = { 'dapprof.path': DAPPROF };
+  const provider = fake.configProviders.get('dapprof-profile') as ProfileOnlyConfigurationProvider;
+  const sleeper = spawn('/bin/sleep', ['30'], { stdio: 'ignore' });
+  try {
+    provider.resolveDebugConfigurationWithSubstitutedVariables!(undefined, { type: 'dapprof-profile', request: 'attach', name: 'sleep', processId: String(sleeper.pid) });
+    await until('the refusal', () => fake.errors.length > 0);
+    assert.match(fake.errors[0], new RegExp(`^Could not start "sleep": .*${sleeper.pid}`));
+    assert.equal(controller.sessions.size, 0);
+    assert.equal(fake.statusBars[1].visible, false);
+  } finally {
+    sleeper.kill('SIGKILL');
+  }
 });
 
 test('package.json declares the dapprof-profile type, its activation events and the commands\' menus', () => {
