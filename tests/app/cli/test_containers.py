@@ -87,8 +87,9 @@ def test_record_samples_the_hasher_as_working(dapprof, box, tmp_path):
         "--threads", "--format", "raw", "--output", str(out), "--hideprogress")
     threads = samples_by_thread(out)
     hashing, total = share(threads.get("hasher", []), lambda s: "hash_forever" in s[-1])
-    # Only working threads are sampled without --idle: the hasher nearly every tick.
-    assert total >= 75 and hashing >= 0.9 * total, dict(threads)
+    # Only working threads are sampled without --idle: an idle hasher would have none (150 ticks;
+    # the bound leaves room for a loaded machine).
+    assert total >= 50 and hashing >= 0.9 * total, dict(threads)
 
 
 def test_record_native_idle_unwinds_every_thread(dapprof, box, tmp_path):
@@ -97,13 +98,15 @@ def test_record_native_idle_unwinds_every_thread(dapprof, box, tmp_path):
         "--native", "--idle", "--threads", "--format", "raw", "--output", str(out),
         "--hideprogress")
     threads = samples_by_thread(out)
+    # Each native sample pauses the thread and unwinds it, three threads a tick on two cores (and
+    # under the sanitizers): the rate is not what this checks, so 30 samples of 150 are enough.
     # The hasher: native frames under hash_forever (the hash function's, hashlib's), in the
     # container's own libraries.
     with_native, total = share(threads["hasher"],
                                lambda s: any(native(f) for f in s[s.index(
                                    next(f for f in s if f.startswith("hash_forever"))) + 1:]))
-    assert total >= 75 and with_native >= 0.9 * total, threads["hasher"]
+    assert total >= 30 and with_native >= 0.9 * total, threads["hasher"]
     # The sleeping threads: in the C library's clock_nanosleep under time.sleep.
     for name in ("sleeper", "MainThread"):
         asleep, total = share(threads[name], lambda s: any("nanosleep" in f for f in s))
-        assert total >= 75 and asleep >= 0.9 * total, (name, threads[name])
+        assert total >= 30 and asleep >= 0.9 * total, (name, threads[name])
