@@ -427,12 +427,9 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
     const stats = (await flame!.frame.textContent('#stats')) ?? '';
     stoppedSamples = Number(/^([\d,]+) samples/.exec(stats)![1].replace(/,/g, ''));
     // The format, then the save dialog (VS Code's own, a path in the quick input).
-    await wb.commandPick('dapprof: Export Profile…', 'speedscope');
-    await page.keyboard.type('speedscope');
-    await page.keyboard.press('Enter');
+    await wb.exportDialog('speedscope', 'speedscope.json');
     const target = join(workspace, 'exported.speedscope.json');
     const input = page.locator('.quick-input-widget input');
-    await page.waitForFunction(() => /\.speedscope\.json$/.test((document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value ?? ''));
     await screenshot('export-dialog');
     await input.fill(target);
     await page.keyboard.press('Enter');
@@ -457,11 +454,8 @@ test('Export Profile… saves a speedscope file of the run and opens it', async 
 
 test('Export Profile… as .cpuprofile writes every sample, and VS Code opens it', async (t) => {
   await step(t, 'export-cpuprofile', async () => {
-    await wb.commandPick('dapprof: Export Profile…', 'cpuprofile');
-    await page.keyboard.type('cpuprofile');
-    await page.keyboard.press('Enter');
+    await wb.exportDialog('cpuprofile', 'cpuprofile');
     const target = join(workspace, 'exported.cpuprofile');
-    await page.waitForFunction(() => /\.cpuprofile$/.test((document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value ?? ''));
     await page.locator('.quick-input-widget input').fill(target);
     await page.keyboard.press('Enter');
     // VS Code opens it in its own profile viewer (a custom editor), in a tab named after the file.

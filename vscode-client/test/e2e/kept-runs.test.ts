@@ -105,12 +105,9 @@ async function waitForKept(count: number): Promise<void> {
 
 /** Export Profile… of the shown run as `format`, saved in VS Code's save dialog as `target`. */
 async function exportAs(format: string, target: string, shot?: string): Promise<void> {
-  await wb.commandPick('dapprof: Export Profile…', format);
-  await page.keyboard.type(format);
-  await page.keyboard.press('Enter');
-  const input = page.locator('.quick-input-widget input');
   // The save dialog (a path in the quick input) proposes a name after the run and the format.
-  await page.waitForFunction((f) => ((document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value ?? '').endsWith(`.${f}`), format);
+  await wb.exportDialog(format, format);
+  const input = page.locator('.quick-input-widget input');
   if (shot) await screenshot(shot);
   await input.fill(target);
   await page.keyboard.press('Enter');

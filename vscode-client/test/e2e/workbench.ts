@@ -143,6 +143,29 @@ export class Workbench {
     await item.waitFor();
   }
 
+  /**
+   * Export Profile… as `format` up to VS Code's save dialog (a path in the quick input), which
+   * proposes a name ending in `.suffix`. In CI the export editor opened by the step before took
+   * the focus once just after the format had been picked, and the pick closed without a choice:
+   * if no save dialog shows, that is logged and the command is run once more, as a person would.
+   */
+  async exportDialog(format: string, suffix: string): Promise<void> {
+    const proposed = () =>
+      this.page.waitForFunction(
+        (s) => ((document.querySelector('.quick-input-widget input') as HTMLInputElement | null)?.value ?? '').endsWith(`.${s}`),
+        suffix,
+        { timeout: 15_000 },
+      );
+    for (let attempt = 0; ; attempt++) {
+      await this.commandPick('dapprof: Export Profile…', format);
+      await this.page.keyboard.type(format);
+      await this.page.keyboard.press('Enter');
+      if (await proposed().then(() => true, (e) => (attempt > 0 ? Promise.reject(e) : false))) return;
+      process.stderr.write(`Export Profile…: no save dialog after picking "${format}"; running it again\n`);
+      await this.page.keyboard.press('Escape');
+    }
+  }
+
   /** Starts a launch configuration of the workspace by its name. */
   async startConfiguration(name: string): Promise<void> {
     await this.commandPick('Debug: Select and Start Debugging', name);
