@@ -24,6 +24,7 @@
 import assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { after, before, test, TestContext } from 'node:test';
@@ -42,6 +43,8 @@ const workspace = join(RUN, 'workspace');
 const program = join(workspace, 'hashing.py');
 const ROOT_LABEL = process.env.E2E_ROOT_PYTHON || 'sid-3.14';
 const CONFIG = 'Attach to the container (dapprof)';
+const FORWARDED = 'Attach through a port forwarder (dapprof)';
+const FORWARDED_PID = 'Attach through a port forwarder, with its host pid (dapprof)';
 
 /** What tests/support/containers.py reports of the program it started in a container. */
 interface Boxed {
@@ -59,6 +62,8 @@ let browser: Browser;
 let page: Page;
 let wb: Workbench;
 let flame: FlameView;
+let forwarder: Server | undefined;
+const forwarded = new Set<Socket>();
 const steps = new Steps('e2e container', SHOTS, 'container-', () => page);
 const note = (what: string) => steps.note(what);
 const screenshot = (name: string) => steps.screenshot(name);
@@ -122,6 +127,27 @@ async function endContainer(force: boolean): Promise<void> {
   launcher.kill('SIGKILL');
 }
 
+/**
+ * A TCP relay to debugpy's port run by this test process, as docker-proxy or kubectl
+ * port-forward are: the debug connection's other end is then a process of the host's PID
+ * namespace, where debugpy's pid 1 is init.
+ */
+function startForwarder(port: number): Promise<number> {
+  forwarder = createServer((client) => {
+    const target = new Socket();
+    forwarded.add(client).add(target);
+    target.connect(port, '127.0.0.1');
+    client.pipe(target).pipe(client);
+    const close = () => {
+      client.destroy();
+      target.destroy();
+    };
+    client.on('error', close).on('close', close);
+    target.on('error', close).on('close', close);
+  });
+  return new Promise((resolve) => forwarder!.listen(0, '127.0.0.1', () => resolve((forwarder!.address() as { port: number }).port)));
+}
+
 before(async () => {
   assert.ok(DAPPROF_BIN && existsSync(DAPPROF_BIN), `DAPPROF_BIN must name the dapprof executable (got "${DAPPROF_BIN}")`);
   assert.ok(existsSync(VSIX), `${VSIX} not found: package the extension first (npm run package)`);
@@ -142,11 +168,12 @@ before(async () => {
   assert.equal(box.report.pid, 1, 'the program is pid 1 of its container');
   assert.notEqual(box.pid, 1);
   note(`${program} runs in a container: pid 1 there, ${box.pid} on the host; debugpy listens on port ${box.report.port}`);
-  // As a user writes it for a container whose debugpy port is published on the host.
-  writeFileSync(
-    join(workspace, '.vscode', 'launch.json'),
-    JSON.stringify({ version: '0.2.0', configurations: [{ type: 'dapprof', request: 'attach', name: CONFIG, connect: { host: '127.0.0.1', port: box.report.port }, justMyCode: true }] }, null, 2),
-  );
+  const forwardedPort = await startForwarder(box.report.port);
+  // As a user writes them for a container whose debugpy port is published on the host; through a
+  // forwarder, dapprof cannot tell the process, and profileProcessId names it.
+  const attach = (name: string, port: number, extra: object = {}) => ({ type: 'dapprof', request: 'attach', name, connect: { host: '127.0.0.1', port }, justMyCode: true, ...extra });
+  const configurations = [attach(CONFIG, box.report.port), attach(FORWARDED, forwardedPort), attach(FORWARDED_PID, forwardedPort, { profileProcessId: box.pid })];
+  writeFileSync(join(workspace, '.vscode', 'launch.json'), JSON.stringify({ version: '0.2.0', configurations }, null, 2));
   server = new CodeServer({ bin: CODE_SERVER_BIN, runDir: RUN, userSettings: WORKBENCH_SETTINGS, machineSettings: { 'dapprof.path': DAPPROF_BIN } });
   assert.match(server.installExtension(VSIX), /successfully installed/);
   await server.start(workspace, LONG);
@@ -160,6 +187,8 @@ before(async () => {
 });
 
 after(async () => {
+  for (const c of forwarded) c.destroy();
+  forwarder?.close();
   await browser?.close().catch(() => undefined);
   await server?.stop();
   await endContainer(true);
@@ -211,6 +240,39 @@ test('Stop Profiling stops the run; Disconnect leaves the program running in its
     const errors = (await wb.notifications()).filter((n) => /error|could not|failed/i.test(n));
     assert.deepEqual(errors, []);
     await screenshot('disconnected');
+  });
+});
+
+test('through a port forwarder, Start Profiling is refused saying why; with profileProcessId it profiles the program', async (t) => {
+  await step(t, 'container-forwarded', async () => {
+    await wb.startConfiguration(FORWARDED);
+    await page.waitForSelector('.debug-toolbar', { timeout: LONG });
+    await wb.toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    await wb.toolbarButton('Start Profiling').click();
+    // dapprof reads no process it cannot tell is the debuggee: it says so, and what to do.
+    const refusal = page.locator('.notifications-toasts .notification-list-item').filter({ hasText: /another PID namespace/ });
+    await refusal.first().waitFor({ timeout: LONG });
+    assert.match(await refusal.first().innerText(), /processId/);
+    await screenshot('forwarded-refused');
+    await wb.toolbarButton('Start Profiling').waitFor({ timeout: LONG });
+    await wb.toolbarButton('Disconnect').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+
+    await wb.startConfiguration(FORWARDED_PID);
+    await page.waitForSelector('.debug-toolbar', { timeout: LONG });
+    await wb.toolbarButton('Start Profiling').click();
+    await wb.toolbarButton('Stop Profiling').waitFor({ timeout: LONG });
+    flame = await wb.flame(program, STEP);
+    await flame.frame.waitForFunction((name) => (document.getElementById('stats')?.dataset.who ?? '').startsWith(name), FORWARDED_PID, { timeout: LONG });
+    await flame.waitForFunctions(program, ['hash_forever'], 20, LONG);
+    const who = await flame.frame.$eval('#stats', (e) => (e as HTMLElement).dataset.who ?? '');
+    assert.equal(who, `${FORWARDED_PID}, pid ${box!.pid}, Python ${box!.report.version}`);
+    await screenshot('forwarded-profiling');
+    await wb.toolbarButton('Stop Profiling').click();
+    await flame.waitForState('Stopped');
+    await wb.toolbarButton('Disconnect').click();
+    await page.waitForSelector('.debug-toolbar', { state: 'hidden', timeout: LONG });
+    assert.ok(existsSync(`/proc/${box!.pid}`), 'the program still runs after the debugger disconnected');
   });
 });
 
