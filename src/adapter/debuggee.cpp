@@ -75,14 +75,15 @@ Result<pid_t> resolve_debuggee(const ReportedDebuggee& reported, const UpstreamP
     if (const auto ns = proc::pid_namespace(p)) namespaces.insert(*ns);
   // A launched adapter's own descendant (its launcher's program) is the session's whatever name
   // debugpy gives it (its launch configuration's processName, the interpreter's path by default).
-  // So is, at the other end of a TCP connection, the process whose adapter that is:
-  // debugpy.listen() and `python -m debugpy --listen` run the adapter as the program's child, and
-  // the program may have changed the sys.argv[0] debugpy names it by.
+  // So is, at the other end of a TCP connection, the process connected to that adapter (the
+  // program may have changed the sys.argv[0] debugpy names it by). Not any ancestor of the
+  // peer, although debugpy.listen() runs the adapter as the program's child: through a port
+  // forwarder, the peer's ancestors are this machine's init and the forwarder's parents, whose
+  // PIDs are those a container's program most often has.
   const auto session_owns = [&](pid_t host) {
     if (peer.child > 0) return std::find(peers.begin(), peers.end(), host) != peers.end();
-    return std::any_of(peers.begin(), peers.end(), [&](pid_t p) {
-      return proc::in_process_tree(host, p) || proc::tcp_connected(host, p);
-    });
+    return std::any_of(peers.begin(), peers.end(),
+                       [&](pid_t p) { return p == host || proc::tcp_connected(host, p); });
   };
   const bool foreign = std::any_of(namespaces.begin(), namespaces.end(),
                                    [&](std::uint64_t ns) { return ns != ours; });

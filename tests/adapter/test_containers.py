@@ -103,6 +103,26 @@ class Forwarder:
         self.listener.close()
 
 
+def test_pid_1_through_a_port_forwarder_is_never_this_machines_init(procs):
+    """debugpy's pid 1 through a forwarder (docker-proxy, kubectl port-forward): the connection's
+    peer is a process of this machine's namespace, all of whose ancestors descend from this
+    machine's pid 1. That init is not the debuggee for it (it runs another program): refused
+    with the way out, then profiled with processId."""
+    with containers.Container(sid("3.14"), [str(PROGRAM), "--listen"]) as box:
+        relay = Forwarder(box.report["port"])
+        _, client = start_stdio(procs, "--connect", f"127.0.0.1:{relay.port}")
+        attach(client, 1)
+        refused = client.call("startProfiling", {"rate": 200})
+        assert not refused["success"]
+        message = refused["message"]
+        assert "process 1 there runs another program" in message, message
+        assert "processId" in message, message
+        body, stream = profile_briefly(client, seconds=0.5, processId=box.pid)
+        assert body["pid"] == box.pid and "hash_forever" in stream.functions()
+        client.call("disconnect", {"terminateDebuggee": False})
+        relay.close()
+
+
 def traced_reads(log: Path) -> dict[str, set[int]]:
     """Per kind of access, the PIDs the daemon read memory of, stopped, or opened files of."""
     seen = {"process_vm_readv": set(), "ptrace": set(), "open": set()}

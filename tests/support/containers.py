@@ -9,6 +9,7 @@ import os
 import select
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -126,3 +127,30 @@ class Container:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+
+
+def main(argv: list[str]) -> int:
+    """`containers.py LABEL PROGRAM [ARG]...`: PROGRAM run as pid 1 of a container by the root's
+    interpreter LABEL (sid-3.14), for tests in other languages (the VS Code extension's
+    end-to-end test). Prints one JSON line, {"pid": the host's pid, "report": the program's
+    line} or {"missing": why it cannot run here}, then keeps the container until its standard
+    input closes (or SIGTERM), and ends it."""
+    if len(argv) < 2:
+        print("usage: containers.py LABEL PROGRAM [ARG]...", file=sys.stderr)
+        return 2
+    interp = pythons.find(argv[0])
+    if interp is None or not interp.root:
+        print(json.dumps({"missing": pythons.missing_reason(argv[0])}), flush=True)
+        return 0
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    with Container(interp, argv[1:]) as box:
+        print(json.dumps({"pid": box.pid, "report": box.report}), flush=True)
+        try:
+            sys.stdin.read()
+        except SystemExit:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -9,9 +9,11 @@
 # program on CPython 3.14; then test/e2e/attached.test.ts, Start Profiling in a `debugpy` session
 # (the type contributed by the test-only extension test/e2e/debugpy-type/, packaged here); then
 # test/e2e/kept-runs.test.ts, runs that outlive their session: exported and compared after it
-# ended, reopened after a window reload.
-# E2E_TESTS="e2e", "profile-only", "async-tasks", "attached" or "kept-runs" (or several) runs only
-# those. With DAPPROF_PLATFORM_VSIX (the release build's dapprof-linux-x64-VERSION.vsix), then
+# ended, reopened after a window reload; then test/e2e/container.test.ts, an attach to
+# `debugpy --listen` in a container (a PID namespace of its own, so root is needed; skipped
+# otherwise), profiled under the program's host pid.
+# E2E_TESTS="e2e", "profile-only", "async-tasks", "attached", "kept-runs" or "container" (or
+# several) runs only those. With DAPPROF_PLATFORM_VSIX (the release build's dapprof-linux-x64-VERSION.vsix), then
 # test/e2e/bundled.test.ts: that .vsix alone, without dapprof.path, runs the dapprof inside it.
 #
 #   DAPPROF_BIN=build/default/src/dapprof [DAPPROF_PLATFORM_VSIX=...vsix] [E2E_TESTS=profile-only] vscode-client/scripts/e2e.sh
@@ -91,7 +93,7 @@ export CODE_SERVER_BIN=$e2e/node_modules/.bin/code-server
 
 log "bundle the tests"
 bundles=$e2e/node_modules/.e2e
-node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/profile-only.test.ts test/e2e/async-tasks.test.ts test/e2e/attached.test.ts test/e2e/kept-runs.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
+node_modules/.bin/esbuild test/e2e/e2e.test.ts test/e2e/profile-only.test.ts test/e2e/async-tasks.test.ts test/e2e/attached.test.ts test/e2e/kept-runs.test.ts test/e2e/container.test.ts test/e2e/bundled.test.ts --bundle --platform=node --format=cjs \
   --target=node20 --external:playwright-core --sourcemap=inline --log-level=warning --outdir="$bundles" \
   || fail "bundling the tests failed"
 
@@ -101,17 +103,17 @@ export E2E_SCREENSHOTS=$repo/build/e2e-screenshots
 export DAPPROF_VSIX=$client/build/dapprof.vsix
 # If the test is killed before its own cleanup, end code-server's process group here. The test
 # writes the group's id once code-server runs, and removes it once the group has ended.
-rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-attached/code-server.pgid" "$E2E_RUN_DIR-kept/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
+rm -f "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-attached/code-server.pgid" "$E2E_RUN_DIR-kept/code-server.pgid" "$E2E_RUN_DIR-container/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"
 cleanup() {
   local f
-  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-attached/code-server.pgid" "$E2E_RUN_DIR-kept/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
+  for f in "$E2E_RUN_DIR/code-server.pgid" "$E2E_RUN_DIR-profile/code-server.pgid" "$E2E_RUN_DIR-tasks/code-server.pgid" "$E2E_RUN_DIR-attached/code-server.pgid" "$E2E_RUN_DIR-kept/code-server.pgid" "$E2E_RUN_DIR-container/code-server.pgid" "$E2E_RUN_DIR-bundled/code-server.pgid"; do
     [[ -f $f ]] && kill -KILL -- "-$(cat "$f")" 2>/dev/null
   done
   return 0
 }
 trap cleanup EXIT
 
-tests=" ${E2E_TESTS:-e2e profile-only async-tasks attached kept-runs} "
+tests=" ${E2E_TESTS:-e2e profile-only async-tasks attached kept-runs container} "
 rc=0
 if [[ $tests == *" e2e "* ]]; then
   log "run"
@@ -157,6 +159,14 @@ if [[ $tests == *" kept-runs "* ]]; then
   krc=$?
   cleanup
 fi
+if [[ $tests == *" container "* ]]; then
+  # Its own code-server too; it adds its screenshots to the others'.
+  [[ $tests == *" e2e "* || $tests == *" profile-only "* || $tests == *" async-tasks "* || $tests == *" attached "* || $tests == *" kept-runs "* ]] || { rm -rf "$E2E_SCREENSHOTS"; mkdir -p "$E2E_SCREENSHOTS"; }
+  log "run the container steps"
+  timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/container.test.js"
+  crc=$?
+  cleanup
+fi
 if [[ -n "${DAPPROF_PLATFORM_VSIX:-}" ]]; then
   log "run the platform .vsix alone"
   timeout --kill-after=10 240 node --test --test-reporter=spec "$bundles/bundled.test.js"
@@ -185,8 +195,12 @@ if ((${krc:-0} != 0)); then
   echo "the kept-runs e2e failed; its run directory is $E2E_RUN_DIR-kept/" >&2
   exit 1
 fi
+if ((${crc:-0} != 0)); then
+  echo "the container e2e failed; its run directory is $E2E_RUN_DIR-container/" >&2
+  exit 1
+fi
 if ((${brc:-0} != 0)); then
   echo "e2e of the platform .vsix failed; its run directory is $E2E_RUN_DIR-bundled/" >&2
   exit 1
 fi
-rm -rf "$E2E_RUN_DIR" "$E2E_RUN_DIR-profile" "$E2E_RUN_DIR-attached" "$E2E_RUN_DIR-kept" "$E2E_RUN_DIR-bundled"
+rm -rf "$E2E_RUN_DIR" "$E2E_RUN_DIR-profile" "$E2E_RUN_DIR-tasks" "$E2E_RUN_DIR-attached" "$E2E_RUN_DIR-kept" "$E2E_RUN_DIR-container" "$E2E_RUN_DIR-bundled"

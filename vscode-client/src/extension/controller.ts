@@ -18,7 +18,7 @@ import { FlameGraphPanel } from './panel';
 import type { ProfileRun } from './profile-run';
 import { RunStore } from './run-store';
 import { RunStream } from './run-stream';
-import { errorMessage, localSummary, newSessionProfile, ProfiledSession, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
+import { errorMessage, localSummary, newSessionProfile, ProfiledSession, profileProcessId, SessionProfile, sessionFromArg, startArgumentsFromSettings } from './session';
 import { openSource, sessionCwd } from './source';
 import { SourcePaths } from './source-paths';
 import { StatusView } from './status';
@@ -169,12 +169,17 @@ export class ProfilingController implements vscode.Disposable {
       return false;
     }
     if (st.status !== 'idle') return false;
+    const processId = profileProcessId(session.configuration);
+    if (typeof processId === 'object') {
+      void vscode.window.showErrorMessage(`Cannot start profiling "${session.name}": ${processId.error}`);
+      return false;
+    }
     st.status = 'starting';
     this.update();
     const settings = vscode.workspace.getConfiguration('dapprof.profiling', session.workspaceFolder);
     // Stack IDs with counts cost a fraction of frame IDs per sample; an adapter that does not
     // announce them gets the arguments it knows.
-    const args = { ...startArgumentsFromSettings(settings), ...(st.supportsStacks ? { stacks: true } : {}) };
+    const args = { ...startArgumentsFromSettings(settings), ...(st.supportsStacks ? { stacks: true } : {}), ...(processId ? { processId } : {}) };
     let resp: StartProfilingResponseBody;
     st.errorShownFor = undefined;
     try {

@@ -58,6 +58,21 @@ export function startArgumentsFromSettings(cfg: vscode.WorkspaceConfiguration): 
   };
 }
 
+/**
+ * The launch configuration's `profileProcessId`: the debuggee's PID on this machine, for a
+ * program in a container whose debug port is reached through a forwarder (docker-proxy, kubectl
+ * port-forward), where dapprof cannot find the process from the PID debugpy reports. A number,
+ * or a string of digits (`${command:dapprof.pickProcess}` gives one); undefined when absent; a
+ * message saying what is wrong otherwise.
+ */
+export function profileProcessId(configuration: Readonly<Record<string, unknown>> | undefined): number | undefined | { error: string } {
+  const v = configuration?.profileProcessId;
+  if (v === undefined || v === null || v === '') return undefined;
+  const pid = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (Number.isInteger(pid) && pid >= 1 && pid <= 2147483647) return pid;
+  return { error: `"profileProcessId" of the launch configuration must be a process ID of this machine (a positive integer), not ${JSON.stringify(v)}.` };
+}
+
 /** The async setting, "off" for a value it cannot have (a settings.json edited by hand). */
 function asyncMode(value: string): AsyncMode {
   return (ASYNC_MODES as readonly string[]).includes(value) ? (value as AsyncMode) : 'off';

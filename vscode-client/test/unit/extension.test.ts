@@ -122,6 +122,29 @@ test("the sampling by task in effect is the response's: the panel's run carries 
   assert.deepEqual(panel.posted.at(-1), { type: 'replay', run: { session: 'session a', pid: 4242, pythonVersion: '3.12.1', rate: 250, async: 'all', path: 'proxy' }, bodies: [], omittedSamples: 0 });
 });
 
+test("profileProcessId of an attach configuration (a container behind a port forwarder) goes to startProfiling as processId", async () => {
+  const s = makeSession('c');
+  s.configuration = { type: 'dapprof', request: 'attach', name: 'container', connect: { host: '127.0.0.1', port: 5678 }, profileProcessId: '31337' };
+  adapterAnswers(s);
+  startSession(s, true);
+  assert.equal(await controller.startProfiling(s as never), true);
+  assert.equal((s.requests[0][1] as { processId?: number }).processId, 31337, "the picked ID (a string, as ${command:dapprof.pickProcess} gives it) as a number");
+  await controller.stopProfiling(s as never);
+
+  // Not a process ID: said before anything is asked of the adapter, and profiling stays startable.
+  for (const bad of ['web-1', 0, -3, 2.5]) {
+    const b = makeSession(`bad ${bad}`);
+    b.configuration = { type: 'dapprof', request: 'attach', name: 'container', profileProcessId: bad };
+    adapterAnswers(b);
+    startSession(b, true);
+    fake.errors.length = 0;
+    assert.equal(await controller.startProfiling(b as never), false);
+    assert.deepEqual(b.requests, []);
+    assert.equal(fake.errors[0], `Cannot start profiling "session bad ${bad}": "profileProcessId" of the launch configuration must be a process ID of this machine (a positive integer), not ${JSON.stringify(bad)}.`);
+    assert.equal(fake.contexts.get(CONTEXT_CAN_START), true);
+  }
+});
+
 test('a failing startProfiling shows the adapter message and leaves profiling startable', async () => {
   const s = makeSession('b');
   const message =
