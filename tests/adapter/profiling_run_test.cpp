@@ -23,7 +23,7 @@ using test::RecordingSink;
 protocol::StartProfilingArguments start_arguments(int rate, bool idle, int batch_interval_ms) {
   protocol::StartProfilingArguments a;
   a.rate = rate;
-  a.idle = idle;
+  a.mode = idle ? protocol::SamplingMode::Wall : protocol::SamplingMode::Active;
   a.batch_interval_ms = batch_interval_ms;
   return a;
 }
