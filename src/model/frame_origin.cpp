@@ -12,8 +12,7 @@ bool separator(char c) { return c == '/' || c == '\\'; }  // Windows paths too (
 bool has_component(std::string_view path, std::string_view prefix, bool whole) {
   for (auto at = path.find(prefix); at != std::string_view::npos; at = path.find(prefix, at + 1)) {
     const auto end = at + prefix.size();
-    if (at > 0 && separator(path[at - 1]) &&
-        (!whole || (end < path.size() && separator(path[end]))))
+    if (at > 0 && separator(path[at - 1]) && (!whole || (end < path.size() && separator(path[end]))))
       return true;
   }
   return false;

@@ -97,7 +97,8 @@ TEST_F(RunTest, StartAnswersOnceAttachedWithTheSettingsInEffect) {
   EXPECT_EQ((*started)["body"]["pythonVersion"], "3.12.1");
   EXPECT_EQ((*started)["body"]["rate"], 250);
   EXPECT_EQ(sampling_->settings().rate_hz, 250);
-  EXPECT_TRUE(sampling_->settings().idle);
+  EXPECT_EQ(sampling_->settings().mode, model::SamplingMode::Wall);
+  EXPECT_EQ((*started)["body"]["mode"], "wall");
   EXPECT_EQ(state(), State::Running);
 }
 
