@@ -93,8 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--rate", type=int, metavar="HZ", help=f"samples per second ({_range('rate')})")
     g.add_argument("--native", action="store_true", help="include native (C) frames")
     g.add_argument("--nonblocking", action="store_true", help="never pause the program")
-    g.add_argument("--idle", action="store_true", help="also sample idle threads")
-    g.add_argument("--gil", action="store_true", help="only the thread holding the GIL")
+    g.add_argument("--mode", choices=["wall", "cpu", "gil", "exception"],
+                   help="which threads to sample (startProfiling's mode): every thread, those on "
+                        "a CPU, the GIL's holder, those handling an exception")
+    g.add_argument("--idle", action="store_true", help="also sample idle threads (--mode wall)")
+    g.add_argument("--gil", action="store_true", help="only the thread holding the GIL (--mode gil)")
     g.add_argument("--subprocesses", action="store_true", help="also sample child processes")
     g.add_argument("--async", dest="async_mode", choices=[m for m in ASYNC_MODES if m != "off"],
                    help="sample by asyncio task: the running task's ('running'), or every "
@@ -259,7 +262,7 @@ def _run(opts, record: Optional[TextIO]) -> int:
         try:
             info = session.start_profiling(
                 rate=opts.rate, native=opts.native, nonblocking=opts.nonblocking, idle=opts.idle,
-                gil=opts.gil, subprocesses=opts.subprocesses,
+                gil=opts.gil, mode=opts.mode, subprocesses=opts.subprocesses,
                 batch_interval_ms=opts.batch_interval, name=name, stacks=opts.stacks,
                 async_mode=opts.async_mode)
         except ClientError:

@@ -77,6 +77,17 @@ TASK_STATES: tuple[str, ...] = ("running", "waiting", "cancelling", "unknown")
 # time, kept whatever `idle` says). Threads that run no task keep their own stacks. Default "off":
 # threads' stacks as they are.
 ASYNC_MODES: tuple[str, ...] = ("off", "running", "all")
+# Which threads a sample holds, by name as CPython 3.15's own profiler (`python -m
+# profiling.sampling --mode`) names them. "wall": every thread, idle ones included (as `idle`).
+# "cpu": threads the kernel shows on a CPU or runnable (state R), whatever Python code they run or
+# whether they hold the GIL. "gil": only the thread holding the GIL, running or not (as `gil`).
+# "exception": only threads handling an exception (inside an `except` or `finally` block, or a
+# `with` block's __exit__ seeing one), with a frame of kind `exception` naming its type on top of
+# the stack. "active", the default: threads the kernel shows running and not waiting in a well-known
+# waiting function (threading's waits, selectors, socket accept): "cpu" without the threads caught
+# between two waits. `idle` and `gil` are older names for "wall" and "gil"; a `mode` other than
+# "active" with a conflicting `idle` or `gil` is refused (invalidArguments).
+SAMPLING_MODES: tuple[str, ...] = ("active", "wall", "cpu", "gil", "exception")
 # How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
 # writes the decoded bytes to the file.
 CONTENT_ENCODINGS: tuple[str, ...] = ("text", "base64")
@@ -86,6 +97,7 @@ START_DEFAULTS: dict[str, object] = {
     "rate": 100,
     "native": False,
     "nonblocking": False,
+    "mode": 'active',
     "idle": False,
     "gil": False,
     "subprocesses": False,

@@ -271,11 +271,14 @@ class Session:
                         nonblocking: bool = False, idle: bool = False, gil: bool = False,
                         subprocesses: bool = False, batch_interval_ms: Optional[int] = None,
                         pid: Optional[int] = None, name: str = "python",
-                        stacks: Optional[bool] = None, async_mode: Optional[str] = None) -> dict:
+                        stacks: Optional[bool] = None, async_mode: Optional[str] = None,
+                        mode: Optional[str] = None) -> dict:
         """startProfiling; returns the response body (pid, pythonVersion, settings in effect).
         Samples then accumulate in self.profile, a new Profile per run. `stacks` asks for samples
         as stack IDs with counts (the same samples, fewer bytes); None asks for them when the
-        adapter says it supports them. `async_mode` ("running", "all") samples by asyncio task."""
+        adapter says it supports them. `async_mode` ("running", "all") samples by asyncio task.
+        `mode` ("wall", "cpu", "gil", "exception") chooses the threads sampled; dapprof refuses it
+        beside an `idle` or `gil` naming another mode."""
         if not self.capabilities.get(SUPPORTS_PROFILING):
             raise ClientError(f"{self.connection.description} does not support profiling "
                               f"(no {SUPPORTS_PROFILING} in its capabilities): is it dapprof?")
@@ -286,7 +289,7 @@ class Session:
         if stacks:
             arguments["stacks"] = True
         for key, value in (("rate", rate), ("batchIntervalMs", batch_interval_ms), ("pid", pid),
-                           ("async", async_mode)):
+                           ("async", async_mode), ("mode", mode)):
             if value is not None:
                 arguments[key] = value
         self.profile = Profile(name=name)

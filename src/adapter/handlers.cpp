@@ -12,6 +12,7 @@
 #include "adapter/session.hpp"
 #include "protocol/envelope.hpp"
 #include "protocol/messages.hpp"
+#include "protocol/sampling.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::adapter {
@@ -21,6 +22,10 @@ Disposition start_profiling(Session& session, Json& request) {
   auto arguments = protocol::StartProfilingArguments::parse(member(request, "arguments"));
   if (!arguments) {
     session.respond_error(request, protocol::from_error(arguments.error()));
+    return Disposition::Consume;
+  }
+  if (auto settings = protocol::sampling_settings(*arguments); !settings) {
+    session.respond_error(request, protocol::from_error(settings.error()));
     return Disposition::Consume;
   }
   if (session.debuggee().pid <= 0) {

@@ -11,7 +11,9 @@ namespace dapprof::model {
 // What ran in a frame: the Python interpreter's frame, a native (C, C++, Cython) one, or an
 // asyncio task: with an async sampling mode (SamplingSettings::async), a task's coroutine frames
 // stand under a frame of the task itself, and that under the frames of the task awaiting it.
-enum class FrameKind : std::uint8_t { Python, Native, Task };
+// With the sampling mode "exception", the exception a thread is handling stands on top of its
+// stack as a frame of its own (exception_frame()).
+enum class FrameKind : std::uint8_t { Python, Native, Task, Exception };
 
 // What an asyncio task was doing when sampled. running: its thread's event loop was stepping it;
 // waiting: suspended (a task awaiting another is waiting); cancelling: cancel() was asked and the
@@ -40,6 +42,7 @@ struct Frame {
 
   bool native() const { return kind == FrameKind::Native; }
   bool task() const { return kind == FrameKind::Task; }
+  bool exception() const { return kind == FrameKind::Exception; }
   bool debugger() const { return origin == FrameOrigin::Debugger; }
   bool operator==(const Frame&) const = default;
 };
@@ -58,6 +61,9 @@ Frame task_frame(std::string name, TaskState state);
 // The stand-in of an event loop's own frames (run_forever, _run_once, Handle._run, ...) under
 // the tasks it runs, with an async sampling mode: one frame at the root of every task's stack.
 Frame event_loop_frame();
+// The frame of an exception being handled, of type `type_name`: "(exception) ValueError", without
+// file or line.
+Frame exception_frame(std::string_view type_name);
 // "running", "waiting", "cancelling" or "unknown", as the protocol and every format name it.
 std::string_view task_state_name(TaskState state);
 // Where a frame is, as the export formats show it beside its function: its file; a native frame

@@ -3,6 +3,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,7 +16,11 @@ namespace dapprof::model {
 struct ThreadStack {
   ThreadInfo info;
   bool owns_gil = false;
-  bool active = false;        // running, not waiting in a syscall or on a lock
+  bool active = false;  // running, not waiting in a syscall or on a lock
+  bool on_cpu = false;  // the kernel shows it running or runnable (state R)
+  // Only when asked for (sampler::AttachOptions::exceptions): the type name of the exception the
+  // thread is handling, "" if none.
+  std::string exception;
   std::vector<Frame> frames;  // innermost first
   // Only when asked for (sampler::AttachOptions::locals): the local variables of each Python
   // frame of `frames`, in their order (native frames have none and no entry).

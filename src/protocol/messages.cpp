@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "protocol/sampling.hpp"
+
 namespace dapprof::protocol {
 
 StartProfilingResponse StartProfilingResponse::from(const StartProfilingArguments& enabled,
@@ -13,8 +15,12 @@ StartProfilingResponse StartProfilingResponse::from(const StartProfilingArgument
   response.rate = enabled.rate;
   response.native = enabled.native;
   response.nonblocking = enabled.nonblocking;
-  response.idle = enabled.idle;
-  response.gil = enabled.gil;
+  // The mode in effect, however it was asked; the older switches say what it implies.
+  const auto mode = sampling_settings(enabled);
+  const auto in_effect = mode ? mode->mode : model::SamplingMode::Active;
+  response.mode = protocol_mode(in_effect);
+  response.idle = in_effect == model::SamplingMode::Wall;
+  response.gil = in_effect == model::SamplingMode::Gil;
   response.subprocesses = enabled.subprocesses;
   response.async = enabled.async;
   response.batch_interval_ms = enabled.batch_interval_ms;

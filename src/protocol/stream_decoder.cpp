@@ -77,6 +77,11 @@ Result<model::Frame> parse_frame(const std::string& key, const Json& value) {
     frame.kind = model::FrameKind::Task;
     frame.task_state = *state;
   }
+  if (const auto exception = value.find("exception"); exception != value.end()) {
+    if (!exception->is_boolean())
+      return bad(fmt::format("newFrames[\"{}\"].exception must be a boolean", key));
+    if (exception->get<bool>()) frame.kind = model::FrameKind::Exception;
+  }
   if (const auto module = value.find("module"); module != value.end()) {
     if (!module->is_string())
       return bad(fmt::format("newFrames[\"{}\"].module must be a string", key));

@@ -57,6 +57,9 @@ struct AttachOptions {
   // Read each Python frame's local variables into ThreadStack::locals (dump --locals). The
   // values change as the program runs: unless nonblocking, threads are paused for the read.
   bool locals = false;
+  // Read the type of the exception each thread is handling into ThreadStack::exception (the
+  // sampling mode "exception").
+  bool exceptions = false;
   LineNumbers lines = LineNumbers::Current;
   // Sample by asyncio task (model::AsyncMode; python/task_stacks.hpp says what a sample is then).
   // Attach fails with UnsupportedVersion on a version whose tasks cannot be read.

@@ -23,7 +23,7 @@ using test::RecordingSink;
 protocol::StartProfilingArguments start_arguments(int rate, bool idle, int batch_interval_ms) {
   protocol::StartProfilingArguments a;
   a.rate = rate;
-  a.idle = idle;
+  a.mode = idle ? protocol::SamplingMode::Wall : protocol::SamplingMode::Active;
   a.batch_interval_ms = batch_interval_ms;
   return a;
 }
@@ -97,7 +97,8 @@ TEST_F(RunTest, StartAnswersOnceAttachedWithTheSettingsInEffect) {
   EXPECT_EQ((*started)["body"]["pythonVersion"], "3.12.1");
   EXPECT_EQ((*started)["body"]["rate"], 250);
   EXPECT_EQ(sampling_->settings().rate_hz, 250);
-  EXPECT_TRUE(sampling_->settings().idle);
+  EXPECT_EQ(sampling_->settings().mode, model::SamplingMode::Wall);
+  EXPECT_EQ((*started)["body"]["mode"], "wall");
   EXPECT_EQ(state(), State::Running);
 }
 

@@ -321,3 +321,53 @@ def test_subprocesses_are_sampled_in_the_parents_stream(procs, tmp_path):
     assert parent in (set(), {pid})  # the parent mostly sleeps (idle, not sampled)
     assert saw_event(client, "terminated")
     finish(client, proc)
+
+
+MODES_PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "modes.py"
+
+
+def test_sampling_modes_through_start_profiling(procs, tmp_path):
+    """startProfiling's `mode` in a debug session (real debugpy), against tests/fixtures/modes.py:
+    "exception" samples only the thread inside `except ModeProbeError`, under a frame of kind
+    exception naming the type; "cpu" the two threads on a CPU; `gil` is the mode "gil"; `mode`
+    and a conflicting `idle` are refused."""
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
+    procs.pids.append(launch(client, [], program=MODES_PROGRAM))
+    assert wait_until(lambda: any(
+        m.get("event") == "output" and '"ready": true' in m["body"].get("output", "")
+        for m in client.received), 60)
+
+    def samples(stream):
+        by_thread = {}
+        for tid, stack in stream.stacks:
+            by_thread.setdefault(stream.threads[tid]["name"], []).append(stack)
+        return by_thread
+
+    stream, summary, out, body = profile_run(client, tmp_path, "exception", rate=200,
+                                             mode="exception")
+    assert (body["mode"], body["idle"], body["gil"]) == ("exception", False, False), body
+    check_run(stream, summary, out)
+    handled = samples(stream)
+    assert "handler" in handled, sorted(handled)
+    assert not {"burner", "hasher", "sleeper", "MainThread"} & set(handled), sorted(handled)
+    for stacks in handled.values():
+        for stack in stacks:
+            assert stream.frames[stack[-1]].get("exception") is True, stream.frames[stack[-1]]
+    for stack in handled["handler"]:
+        assert stream.frames[stack[-1]] == {"file": "", "line": 0, "exception": True,
+                                            "function": "(exception) ModeProbeError"}
+
+    stream, summary, out, body = profile_run(client, tmp_path, "cpu", rate=200, mode="cpu")
+    assert body["mode"] == "cpu"
+    check_run(stream, summary, out)
+    on_cpu = samples(stream)
+    assert {"burner", "hasher"} <= set(on_cpu), sorted(on_cpu)
+    assert not {"sleeper", "handler", "MainThread"} & set(on_cpu), sorted(on_cpu)
+
+    _, _, _, body = profile_run(client, tmp_path, "gil", seconds=0.5, gil=True)
+    assert (body["mode"], body["gil"]) == ("gil", True), body
+
+    refused = client.call("startProfiling", {"mode": "cpu", "idle": True})
+    assert not refused["success"] and refused["body"]["error"]["id"] == 2001, refused
+    assert "'mode' \"cpu\" conflicts with 'idle'" in refused["body"]["error"]["format"], refused
+    finish(client, proc)

@@ -27,12 +27,11 @@ FrameOrigin origin_of_file(const std::string& file) {
 }
 
 TEST(FrameOrigin, DebugpyAndPydevdFilesAreTheDebuggers) {
-  for (const char* file :
-       {"/usr/lib/python3/dist-packages/debugpy/server/api.py",
-        "/venv/lib/python3.12/site-packages/debugpy/_vendored/pydevd/pydevd.py",
-        "/x/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py",
-        "/x/_pydev_bundle/pydev_monkey.py", "/opt/pydevd/pydevd_file_utils.py",
-        "C:\\Python312\\Lib\\site-packages\\debugpy\\launcher\\__main__.py"})
+  for (const char* file : {"/usr/lib/python3/dist-packages/debugpy/server/api.py",
+                           "/venv/lib/python3.12/site-packages/debugpy/_vendored/pydevd/pydevd.py",
+                           "/x/debugpy/_vendored/pydevd/_pydevd_bundle/pydevd_comm.py",
+                           "/x/_pydev_bundle/pydev_monkey.py", "/opt/pydevd/pydevd_file_utils.py",
+                           "C:\\Python312\\Lib\\site-packages\\debugpy\\launcher\\__main__.py"})
     EXPECT_EQ(origin_of_file(file), FrameOrigin::Debugger) << file;
   for (const char* file : {"/home/me/app.py", "/home/me/mydebugpy/x.py", "/home/me/debugpy.py",
                            "/home/me/notpydevd/x.py", "<string>", ""})
@@ -59,11 +58,47 @@ TEST(ThreadStack, StatusFromActivityAndGil) {
   EXPECT_EQ(t.status(), "active+gil");
 }
 
+TEST(SamplingSettings, ModesByNameAndTheirOlderSwitches) {
+  for (const auto* name : {"active", "wall", "cpu", "gil", "exception"}) {
+    const auto mode = sampling_mode_named(name);
+    ASSERT_TRUE(mode) << name;
+    EXPECT_EQ(sampling_mode_name(*mode), name);
+  }
+  EXPECT_FALSE(sampling_mode_named("idle"));
+  EXPECT_FALSE(sampling_mode_named("Wall"));
+  // idle is wall, gil is gil (both together: gil, as they always kept the GIL's holder).
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Active, false, false), SamplingMode::Active);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Active, true, false), SamplingMode::Wall);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Active, false, true), SamplingMode::Gil);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Active, true, true), SamplingMode::Gil);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Cpu, false, false), SamplingMode::Cpu);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Wall, true, false), SamplingMode::Wall);
+  EXPECT_EQ(sampling_mode_with_aliases(SamplingMode::Gil, true, true), SamplingMode::Gil);
+  // A switch naming another mode than the one named is a conflict.
+  EXPECT_FALSE(sampling_mode_with_aliases(SamplingMode::Cpu, true, false));
+  EXPECT_FALSE(sampling_mode_with_aliases(SamplingMode::Exception, false, true));
+  EXPECT_FALSE(sampling_mode_with_aliases(SamplingMode::Wall, false, true));
+  EXPECT_FALSE(sampling_mode_with_aliases(SamplingMode::Gil, true, false));
+}
+
+TEST(Frame, AnExceptionFrameIsAKindOfItsOwn) {
+  const Frame f = exception_frame("KeyError");
+  EXPECT_EQ(f.function, "(exception) KeyError");
+  EXPECT_TRUE(f.exception());
+  EXPECT_FALSE(f.native() || f.task());
+  EXPECT_TRUE(f.file.empty());
+  EXPECT_EQ(f.line, 0);
+  Frame python = f;
+  python.kind = FrameKind::Python;
+  EXPECT_NE(python, f);
+}
+
 TEST(SamplingSettings, DefaultsAreRecordsAndStartProfilingsDefaults) {
   const SamplingSettings s;
   EXPECT_EQ(s.rate_hz, 100);
   EXPECT_EQ(s, (SamplingSettings{.rate_hz = 100}));
-  EXPECT_FALSE(s.nonblocking || s.idle || s.gil || s.native || s.subprocesses);
+  EXPECT_FALSE(s.nonblocking || s.native || s.subprocesses);
+  EXPECT_EQ(s.mode, SamplingMode::Active);
   EXPECT_EQ(s.async, AsyncMode::Off);
 }
 

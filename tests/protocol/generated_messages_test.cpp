@@ -158,7 +158,7 @@ TEST(GeneratedMessages, StartResponseRoundTrips) {
   enabled.async = AsyncMode::All;
   EXPECT_EQ(StartProfilingResponse::from(enabled, 7, "3.14.2").async, AsyncMode::All);
   EXPECT_EQ(round_trip(enabled), enabled);
-  EXPECT_EQ(sampling_settings(enabled).async, model::AsyncMode::All);
+  EXPECT_EQ(sampling_settings(enabled)->async, model::AsyncMode::All);
   auto bad = StartProfilingArguments::parse(Json{{"async", "tasks"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.message().find("async"), std::string::npos) << bad.message();

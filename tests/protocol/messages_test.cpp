@@ -41,14 +41,37 @@ TEST(StartProfilingArguments, SamplingSettingsAreTheRequestedOnes) {
   auto parsed = StartProfilingArguments::parse(
       Json::parse(R"({"rate": 250, "idle": true, "subprocesses": true, "batchIntervalMs": 10})"));
   ASSERT_TRUE(parsed.ok()) << parsed.message();
-  EXPECT_EQ(sampling_settings(*parsed),
-            (model::SamplingSettings{.rate_hz = 250, .idle = true, .subprocesses = true}));
+  ASSERT_TRUE(sampling_settings(*parsed).ok());
+  EXPECT_EQ(*sampling_settings(*parsed),
+            (model::SamplingSettings{
+                .rate_hz = 250, .mode = model::SamplingMode::Wall, .subprocesses = true}));
   auto native = StartProfilingArguments::parse(Json::parse(R"({"native": true, "gil": true})"));
   ASSERT_TRUE(native.ok()) << native.message();
-  EXPECT_EQ(sampling_settings(*native), (model::SamplingSettings{.gil = true, .native = true}));
+  EXPECT_EQ(*sampling_settings(*native),
+            (model::SamplingSettings{.mode = model::SamplingMode::Gil, .native = true}));
+  auto exception = StartProfilingArguments::parse(Json::parse(R"({"mode": "exception"})"));
+  ASSERT_TRUE(exception.ok()) << exception.message();
+  EXPECT_EQ(sampling_settings(*exception)->mode, model::SamplingMode::Exception);
+  EXPECT_EQ(StartProfilingResponse::from(*exception, 1, "3.12.1").mode, SamplingMode::Exception);
+  auto agreeing = StartProfilingArguments::parse(Json::parse(R"({"mode": "wall", "idle": true})"));
+  ASSERT_TRUE(agreeing.ok()) << agreeing.message();
+  EXPECT_EQ(sampling_settings(*agreeing)->mode, model::SamplingMode::Wall);
+  // A mode beside an older switch that names another is refused, naming both.
+  auto conflict =
+      StartProfilingArguments::parse(Json::parse(R"({"mode": "cpu", "idle": true, "gil": true})"));
+  ASSERT_TRUE(conflict.ok()) << conflict.message();
+  const auto refused = sampling_settings(*conflict);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(refused.message().find("'mode' \"cpu\" conflicts with 'idle' and 'gil'"),
+            std::string::npos)
+      << refused.message();
+  auto unknown = StartProfilingArguments::parse(Json::parse(R"({"mode": "idle"})"));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.message().find("mode"), std::string::npos) << unknown.message();
   auto nonblocking = StartProfilingArguments::parse(Json::parse(R"({"nonblocking": true})"));
   ASSERT_TRUE(nonblocking.ok()) << nonblocking.message();
-  EXPECT_TRUE(sampling_settings(*nonblocking).nonblocking);
+  EXPECT_TRUE(sampling_settings(*nonblocking)->nonblocking);
 }
 
 TEST(StartProfilingArguments, EachBadFieldGivesAnErrorNamingIt) {
@@ -141,9 +164,10 @@ TEST(Messages, BodiesHaveTheDocumentedFields) {
   StartProfilingArguments enabled;
   enabled.gil = true;
   const Json start = to_json(StartProfilingResponse::from(enabled, 42, "3.12.1"));
-  EXPECT_EQ(start.dump(), R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
-                          R"("nonblocking":false,"idle":false,"gil":true,"subprocesses":false,)"
-                          R"("async":"off","batchIntervalMs":100,"stacks":false})");
+  EXPECT_EQ(start.dump(),
+            R"({"pid":42,"pythonVersion":"3.12.1","rate":100,"native":false,)"
+            R"("nonblocking":false,"mode":"gil","idle":false,"gil":true,"subprocesses":false,)"
+            R"("async":"off","batchIntervalMs":100,"stacks":false})");
   auto untested = StartProfilingResponse::from(enabled, 42, "3.16.0");
   untested.warning = "Python 3.16.0 is newer than the versions dapprof was tested with";
   EXPECT_EQ(to_json(untested)["warning"], untested.warning);

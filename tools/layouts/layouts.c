@@ -158,6 +158,15 @@ int main(void) {
 #if PY_VERSION_HEX >= 0x030B0000
   P("tstate.native_thread_id", offsetof(PyThreadState, native_thread_id));
 #endif
+  /* The exception being handled (sampling mode "exception"): the innermost item of the thread's
+   * stack of handled exceptions, and through each item the one it shadows. 3.11+ keep only the
+   * exception; before, its type too. */
+  P("tstate.exc_info", offsetof(PyThreadState, exc_info));
+  P("errstack.previous", offsetof(_PyErr_StackItem, previous_item));
+  P("errstack.exc_value", offsetof(_PyErr_StackItem, exc_value));
+#if PY_VERSION_HEX < 0x030B0000
+  P("errstack.exc_type", offsetof(_PyErr_StackItem, exc_type));
+#endif
 
   /* Frames */
 #if PY_VERSION_HEX < 0x030B0000

@@ -38,6 +38,8 @@ ENUMS = {
     # The same type for both: the response repeats the mode asked for.
     ("startProfilingArguments", "async"): ("AsyncMode", "AsyncMode", "ASYNC_MODES"),
     ("startProfilingResponse", "async"): ("AsyncMode", "AsyncMode", "ASYNC_MODES"),
+    ("startProfilingArguments", "mode"): ("SamplingMode", "SamplingMode", "SAMPLING_MODES"),
+    ("startProfilingResponse", "mode"): ("SamplingMode", "SamplingMode", "SAMPLING_MODES"),
     ("exportProfileResponse", "contentEncoding"): ("ContentEncoding", "ContentEncoding",
                                                    "CONTENT_ENCODINGS"),
     ("asyncTask", "state"): (None, "TaskState", "TASK_STATES"),

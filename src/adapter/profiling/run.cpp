@@ -76,7 +76,9 @@ void Run::start(Json request, const protocol::StartProfilingArguments& arguments
       arguments.stacks ? protocol::Encoding::Stacks : protocol::Encoding::Frames);
   pending_start_ = std::move(request);
 
-  sampler::SamplerOptions options{.sampling = protocol::sampling_settings(arguments)};
+  // The request handler refused arguments whose settings conflict.
+  const auto settings = protocol::sampling_settings(arguments);
+  sampler::SamplerOptions options{.sampling = settings ? *settings : model::SamplingSettings{}};
   // A program started a moment ago (a profile-only launch, a child process just announced) may
   // not have mapped its interpreter yet: the attach waits for it a while, as for a program
   // dapprof starts itself, rather than answering that it is not Python. An older process is

@@ -184,8 +184,14 @@ int run_record(const RecordOptions& o) {
     fmt::print(stderr, "dapprof: warning: {}\n", (*sampling)->warning());
   }
 
-  fmt::print("dapprof> Sampling process {} at {} samples per second{}. Press Control-C to stop.\n",
-             pid, o.sampling.rate_hz, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
+  // The mode is named only when one was asked: the default line stays as py-spy's.
+  const std::string mode =
+      o.sampling.mode == model::SamplingMode::Active
+          ? ""
+          : fmt::format(", mode {}", model::sampling_mode_name(o.sampling.mode));
+  fmt::print(
+      "dapprof> Sampling process {} at {} samples per second{}{}. Press Control-C to stop.\n", pid,
+      o.sampling.rate_hz, mode, o.duration > 0 ? fmt::format(" for {}s", o.duration) : "");
   std::fflush(stdout);
 
   const auto deadline = o.duration > 0 ? rec.start + std::chrono::duration_cast<Clock::duration>(

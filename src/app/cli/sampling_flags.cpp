@@ -1,5 +1,7 @@
 #include "app/cli/sampling_flags.hpp"
 
+#include <memory>
+
 namespace dapprof::app::cli {
 
 const CLI::Validator& positive_number() {
@@ -37,6 +39,46 @@ TargetFlags add_target_flags(CLI::App& command, std::optional<pid_t>& pid,
   return flags;
 }
 
+namespace {
+
+// --mode and its older spellings --idle and --gil, settled into sampling.mode once the command's
+// flags are parsed, whatever their order; a conflict is a usage error.
+void add_mode_flags(CLI::App& command, model::SamplingSettings& sampling) {
+  struct Flags {
+    std::string mode;
+    bool idle = false;
+    bool gil = false;
+  };
+  auto flags = std::make_shared<Flags>();
+  command
+      .add_option("--mode", flags->mode,
+                  "Which threads to sample, as CPython 3.15's profiler names its modes: 'wall' "
+                  "every thread, idle ones too; 'cpu' threads the kernel shows on a CPU or "
+                  "runnable; 'gil' the thread holding the GIL; 'exception' threads handling an "
+                  "exception, under a frame naming its type. Default: threads the kernel shows "
+                  "running, less those in a known waiting function (threading waits, selectors)")
+      ->check(CLI::IsMember({"wall", "cpu", "gil", "exception"}));
+  command.add_flag("-i,--idle", flags->idle, "Include idle threads (the same as --mode wall)");
+  command.add_flag("-g,--gil", flags->gil,
+                   "Only sample the thread holding the GIL (the same as --mode gil)");
+  command.parse_complete_callback([flags, &sampling] {
+    const auto named =
+        model::sampling_mode_named(flags->mode).value_or(model::SamplingMode::Active);
+    const auto mode = model::sampling_mode_with_aliases(named, flags->idle, flags->gil);
+    if (!mode) {
+      const char* alias = flags->idle && flags->gil ? "--idle and --gil"
+                          : flags->idle             ? "--idle"
+                                                    : "--gil";
+      throw CLI::ValidationError(
+          "--mode", "--mode " + flags->mode + " conflicts with " + alias +
+                        " (--idle is --mode wall, --gil is --mode gil): give only --mode");
+    }
+    sampling.mode = *mode;
+  });
+}
+
+}  // namespace
+
 void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bool& native_all) {
   command.add_option("-r,--rate", sampling.rate_hz, "Samples per second")
       ->default_val(100)
@@ -44,8 +86,7 @@ void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bo
   command.add_flag("--nonblocking", sampling.nonblocking,
                    "Never pause the program nor check its stacks (default: consistent stacks, "
                    "paused only when a stack keeps moving)");
-  command.add_flag("-i,--idle", sampling.idle, "Include idle threads");
-  command.add_flag("-g,--gil", sampling.gil, "Only sample the thread holding the GIL");
+  add_mode_flags(command, sampling);
   command.add_flag("-s,--subprocesses", sampling.subprocesses,
                    "Also sample child Python processes");
   auto* aware = command.add_flag_callback(

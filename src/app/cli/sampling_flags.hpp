@@ -27,7 +27,8 @@ struct TargetFlags {
 TargetFlags add_target_flags(CLI::App& command, std::optional<pid_t>& pid,
                              std::vector<std::string>& program, const std::string& what);
 
-// --rate, --nonblocking, --idle, --gil, --subprocesses, --async-aware, --async-mode, --native,
+// --rate, --nonblocking, --mode (and its older spellings --idle, --gil), --subprocesses,
+// --async-aware, --async-mode, --native,
 // --native-all.
 void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bool& native_all);
 

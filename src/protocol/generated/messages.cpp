@@ -104,6 +104,28 @@ std::optional<AsyncMode> parse_async_mode(std::string_view name) {
   return std::nullopt;
 }
 
+std::string_view to_string(SamplingMode value) {
+  switch (value) {
+    case SamplingMode::Active:
+      return "active";
+    case SamplingMode::Wall:
+      return "wall";
+    case SamplingMode::Cpu:
+      return "cpu";
+    case SamplingMode::Gil:
+      return "gil";
+    case SamplingMode::Exception:
+      return "exception";
+  }
+  return {};  // not an enumerator
+}
+
+std::optional<SamplingMode> parse_sampling_mode(std::string_view name) {
+  for (const auto& [known, value] : kSamplingModeNames)
+    if (known == name) return value;
+  return std::nullopt;
+}
+
 std::string_view to_string(ContentEncoding value) {
   switch (value) {
     case ContentEncoding::Text:
@@ -139,6 +161,7 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
     return error;
   if (auto error = r.boolean("native", out.native)) return error;
   if (auto error = r.boolean("nonblocking", out.nonblocking)) return error;
+  if (auto error = r.choice<SamplingMode>("mode", kSamplingModeNames, out.mode)) return error;
   if (auto error = r.boolean("idle", out.idle)) return error;
   if (auto error = r.boolean("gil", out.gil)) return error;
   if (auto error = r.boolean("subprocesses", out.subprocesses)) return error;
@@ -170,6 +193,8 @@ fields::Check read(const fields::Reader& r, StartProfilingResponse& out) {
   if (auto error = r.boolean("native", out.native)) return error;
   if (auto error = r.required("nonblocking")) return error;
   if (auto error = r.boolean("nonblocking", out.nonblocking)) return error;
+  if (auto error = r.required("mode")) return error;
+  if (auto error = r.choice<SamplingMode>("mode", kSamplingModeNames, out.mode)) return error;
   if (auto error = r.required("idle")) return error;
   if (auto error = r.boolean("idle", out.idle)) return error;
   if (auto error = r.required("gil")) return error;
@@ -289,6 +314,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["rate"] = value.rate;
   j["native"] = value.native;
   j["nonblocking"] = value.nonblocking;
+  j["mode"] = to_string(value.mode);
   j["idle"] = value.idle;
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;
@@ -316,6 +342,7 @@ Json to_json(const StartProfilingResponse& value) {
   j["rate"] = value.rate;
   j["native"] = value.native;
   j["nonblocking"] = value.nonblocking;
+  j["mode"] = to_string(value.mode);
   j["idle"] = value.idle;
   j["gil"] = value.gil;
   j["subprocesses"] = value.subprocesses;

@@ -120,6 +120,27 @@ inline constexpr std::array<std::pair<std::string_view, AsyncMode>, 3> kAsyncMod
 std::string_view to_string(AsyncMode value);
 std::optional<AsyncMode> parse_async_mode(std::string_view name);
 
+// Which threads a sample holds, by name as CPython 3.15's own profiler (`python -m
+// profiling.sampling --mode`) names them. "wall": every thread, idle ones included (as `idle`).
+// "cpu": threads the kernel shows on a CPU or runnable (state R), whatever Python code they run or
+// whether they hold the GIL. "gil": only the thread holding the GIL, running or not (as `gil`).
+// "exception": only threads handling an exception (inside an `except` or `finally` block, or a
+// `with` block's __exit__ seeing one), with a frame of kind `exception` naming its type on top of
+// the stack. "active", the default: threads the kernel shows running and not waiting in a
+// well-known waiting function (threading's waits, selectors, socket accept): "cpu" without the
+// threads caught between two waits. `idle` and `gil` are older names for "wall" and "gil"; a `mode`
+// other than "active" with a conflicting `idle` or `gil` is refused (invalidArguments).
+enum class SamplingMode { Active, Wall, Cpu, Gil, Exception };
+inline constexpr std::array<std::pair<std::string_view, SamplingMode>, 5> kSamplingModeNames = {{
+    {"active", SamplingMode::Active},
+    {"wall", SamplingMode::Wall},
+    {"cpu", SamplingMode::Cpu},
+    {"gil", SamplingMode::Gil},
+    {"exception", SamplingMode::Exception},
+}};
+std::string_view to_string(SamplingMode value);
+std::optional<SamplingMode> parse_sampling_mode(std::string_view name);
+
 // How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
 // writes the decoded bytes to the file.
 enum class ContentEncoding { Text, Base64 };
@@ -152,6 +173,7 @@ inline constexpr std::string_view kLine = "line";
 inline constexpr std::string_view kFunction = "function";
 inline constexpr std::string_view kNative = "native";
 inline constexpr std::string_view kTask = "task";
+inline constexpr std::string_view kException = "exception";
 inline constexpr std::string_view kModule = "module";
 inline constexpr std::string_view kOrigin = "origin";
 }  // namespace frame
@@ -224,9 +246,21 @@ struct StartProfilingArguments {
   // as an error). Default false: consistent stacks; each is read in one system call and checked
   // afterwards, and only if it kept moving are the threads paused for that sample.
   bool nonblocking = false;
-  // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
+  // Which threads a sample holds, by name as CPython 3.15's own profiler (`python -m
+  // profiling.sampling --mode`) names them. "wall": every thread, idle ones included (as `idle`).
+  // "cpu": threads the kernel shows on a CPU or runnable (state R), whatever Python code they run
+  // or whether they hold the GIL. "gil": only the thread holding the GIL, running or not (as
+  // `gil`). "exception": only threads handling an exception (inside an `except` or `finally` block,
+  // or a `with` block's __exit__ seeing one), with a frame of kind `exception` naming its type on
+  // top of the stack. "active", the default: threads the kernel shows running and not waiting in a
+  // well-known waiting function (threading's waits, selectors, socket accept): "cpu" without the
+  // threads caught between two waits. `idle` and `gil` are older names for "wall" and "gil"; a
+  // `mode` other than "active" with a conflicting `idle` or `gil` is refused (invalidArguments).
+  SamplingMode mode = SamplingMode::Active;
+  // Idle threads (waiting on I/O, a lock, sleep) are sampled too: the same as `mode` "wall".
+  // Default false.
   bool idle = false;
-  // Only the thread holding the GIL is sampled. Default false.
+  // Only the thread holding the GIL is sampled: the same as `mode` "gil". Default false.
   bool gil = false;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;
@@ -274,9 +308,12 @@ struct StartProfilingResponse {
   // as an error). Default false: consistent stacks; each is read in one system call and checked
   // afterwards, and only if it kept moving are the threads paused for that sample.
   bool nonblocking = false;
-  // Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false.
+  // The sampling mode in effect (see startProfiling's mode), whether asked by `mode` or by
+  // `idle`/`gil`.
+  SamplingMode mode = SamplingMode::Active;
+  // Idle threads are sampled too (mode "wall").
   bool idle = false;
-  // Only the thread holding the GIL is sampled. Default false.
+  // Only the thread holding the GIL is sampled (mode "gil").
   bool gil = false;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "sampler/loop/children.hpp"
+#include "sampler/loop/sampling_mode.hpp"
 #include "sampler/loop/schedule.hpp"
 #include "sampler/loop/stop_flag.hpp"
 #include "sampler/process/tasks.hpp"
@@ -30,7 +31,8 @@ AttachOptions attach_options(const SamplerOptions& o) {
   a.native = o.sampling.native;
   a.wait_for_interpreter = o.wait_for_interpreter;
   a.native_all = o.native_all;
-  a.skip_idle = !o.sampling.idle;
+  a.skip_idle = !loop::reads_sleeping_threads(o.sampling.mode);
+  a.exceptions = loop::reads_exceptions(o.sampling.mode);
   a.lines = o.lines;
   a.async = o.sampling.async;
   return a;
@@ -172,9 +174,8 @@ class LoopSampler final : public Sampler {
     model::Snapshot s = std::move(*snap);
     s.pid = proc.pid();
     // A waiting task's stack (async "all") is wall time: kept whatever the thread is doing.
-    std::erase_if(s.threads, [this](const model::ThreadStack& t) {
-      if (t.waiting_task) return false;
-      return (!options_.sampling.idle && !t.active) || (options_.sampling.gil && !t.owns_gil);
+    std::erase_if(s.threads, [this](model::ThreadStack& t) {
+      return !t.waiting_task && !loop::select(options_.sampling.mode, t);
     });
     if (s.threads.empty()) return Outcome::Delivered;  // nothing selected at this instant
     samples_.fetch_add(1, std::memory_order_relaxed);

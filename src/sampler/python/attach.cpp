@@ -11,6 +11,7 @@
 #include "sampler/native/native_stacks.hpp"
 #include "sampler/process/tasks.hpp"
 #include "sampler/python/discovery.hpp"
+#include "sampler/python/handled_exception.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/python_process.hpp"
 #include "sampler/python/task_sampling.hpp"
@@ -107,6 +108,11 @@ Result<std::unique_ptr<PythonProcess>> try_attach(pid_t pid, const AttachOptions
   if (auto live = check_live(pid, memory, interp->runtime, *layout); !live) return live.error();
   if (options.async != model::AsyncMode::Off)
     if (auto s = python::async_sampling_supported(*layout, interp->version); !s) return s.error();
+  if (options.exceptions && !python::HandledExceptions::readable(*layout))
+    return Error{fmt::format("the sampling mode \"exception\" cannot read the exceptions a thread "
+                             "handles on Python {}: use another mode",
+                             interp->version),
+                 ErrorCode::UnsupportedVersion};
   std::unique_ptr<native::NativeStacks> native;
   if (options.native) {
     auto stacks =

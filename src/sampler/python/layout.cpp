@@ -29,6 +29,10 @@ constexpr FieldBinding kBindings[] = {
     {"tstate.current_frame", &Layout::tstate_current_frame},
     {"tstate.thread_id", &Layout::tstate_thread_id},
     {"tstate.native_thread_id", &Layout::tstate_native_thread_id},
+    {"tstate.exc_info", &Layout::tstate_exc_info},
+    {"errstack.previous", &Layout::errstack_previous},
+    {"errstack.exc_value", &Layout::errstack_exc_value},
+    {"errstack.exc_type", &Layout::errstack_exc_type},
     {"frame.size", &Layout::frame_size},
     {"frame.previous", &Layout::frame_previous},
     {"frame.code", &Layout::frame_code},
@@ -204,6 +208,8 @@ std::string missing_fields(const Layout& l) {
         !old_frames)
       continue;
     if ((n == "code.localsplusnames" || n == "code.localspluskinds") && old_frames) continue;
+    // Only the sampling mode "exception" reads these, and its attach says what it lacks.
+    if (n == "tstate.exc_info" || n.starts_with("errstack.")) continue;
     // Only the asyncio task reader needs these, and it says itself what it lacks.
     if (n.starts_with("gen.") || n.starts_with("set.") || n == "frame.stackpointer" ||
         n.starts_with("task.") || n.starts_with("future.") || n.starts_with("opcode.") ||

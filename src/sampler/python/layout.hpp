@@ -40,6 +40,12 @@ struct Layout {
   std::uint64_t tstate_current_frame = kAbsent;  // 3.13+
   std::uint64_t tstate_thread_id = kAbsent;
   std::uint64_t tstate_native_thread_id = kAbsent;  // 3.11+
+  // The exceptions being handled (_PyErr_StackItem*), innermost first, and in each item the
+  // exception (3.11+) or its type (before), and the item it shadows.
+  std::uint64_t tstate_exc_info = kAbsent;
+  std::uint64_t errstack_previous = kAbsent;
+  std::uint64_t errstack_exc_value = kAbsent;
+  std::uint64_t errstack_exc_type = kAbsent;  // 3.7-3.10
   // PyFrameObject (3.8-3.10) or _PyInterpreterFrame (3.11+)
   std::uint64_t frame_size = kAbsent;
   std::uint64_t frame_previous = kAbsent;

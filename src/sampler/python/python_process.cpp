@@ -21,6 +21,7 @@
 #include "sampler/python/activity.hpp"
 #include "sampler/python/asyncio_tasks.hpp"
 #include "sampler/python/discovery.hpp"
+#include "sampler/python/handled_exception.hpp"
 #include "sampler/python/interpreter_words.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/locals.hpp"
@@ -76,6 +77,7 @@ class PythonProcessImpl final : public PythonProcess {
     if (namespace_tids_.nested()) walker_.map_tids(&namespace_tids_);
     if (options.async != model::AsyncMode::Off)
       tasks_sampling_.emplace(pid_, objects_, walker_, interp_, options.async);
+    if (options.exceptions) exceptions_.emplace(objects_);
   }
 
   pid_t pid() const override { return pid_; }
@@ -418,7 +420,13 @@ class PythonProcessImpl final : public PythonProcess {
       eval_groups_.push_back(std::move(groups));
       eval_entries_.push_back(std::move(entries));
     }
+    stack.on_cpu = kernel_active;
     stack.active = kernel_active && !python::in_waiting_function(stack.frames);
+    if (exceptions_) {
+      auto handled = exceptions_->of(t.tstate);
+      if (!handled) return handled.error();
+      stack.exception = std::move(*handled);
+    }
     snap.threads.push_back(std::move(stack));
     return true;
   }
@@ -449,9 +457,10 @@ class PythonProcessImpl final : public PythonProcess {
   std::vector<Address> expected_tops_, tops_now_;
   python::Quiet quiet_;
   python::ThreadListMemo thread_lists_;
-  std::vector<Address> interps_seen_;                   // scratch of read_threads()
-  std::vector<python::Quiet::Thread> quiet_seen_;       // scratch of note_quiet()
-  std::optional<python::TaskSampling> tasks_sampling_;  // unless options.async is Off
+  std::vector<Address> interps_seen_;                    // scratch of read_threads()
+  std::vector<python::Quiet::Thread> quiet_seen_;        // scratch of note_quiet()
+  std::optional<python::TaskSampling> tasks_sampling_;   // unless options.async is Off
+  std::optional<python::HandledExceptions> exceptions_;  // with options.exceptions
   // Of the sample in progress, for tasks_sampling_: its threads parallel to the snapshot's, and
   // (async "all") every thread of the process by TID.
   std::vector<python::SampledThread> sampled_;

@@ -191,7 +191,8 @@ TEST(Loop, IdleAndGilFilters) {
   ASSERT_EQ(target.read_line(), "ready");
   {
     Recorder rec;
-    auto sampler = start(target.pid(), {.sampling = {.rate_hz = 500, .idle = true}}, rec);
+    auto sampler =
+        start(target.pid(), {.sampling = {.rate_hz = 500, .mode = model::SamplingMode::Wall}}, rec);
     ASSERT_TRUE(sampler);
     ASSERT_TRUE(rec.wait_snapshots(10));
     sampler->stop();
@@ -214,7 +215,7 @@ TEST(Loop, IdleAndGilFilters) {
   {
     Recorder rec;
     auto sampler =
-        start(target.pid(), {.sampling = {.rate_hz = 500, .idle = true, .gil = true}}, rec);
+        start(target.pid(), {.sampling = {.rate_hz = 500, .mode = model::SamplingMode::Gil}}, rec);
     ASSERT_TRUE(sampler);
     ASSERT_TRUE(rec.wait_snapshots(10));
     sampler->stop();

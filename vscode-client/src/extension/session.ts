@@ -2,7 +2,7 @@
 // the run state, and the current or last run's raw stream (kept for the panel, see run-stream.ts).
 
 import * as vscode from 'vscode';
-import { ASYNC_MODES, AsyncMode, ProfilingSummary, StartProfilingArguments } from '../model/protocol';
+import { ASYNC_MODES, AsyncMode, ProfilingSummary, SAMPLING_MODES, SamplingMode, StartProfilingArguments } from '../model/protocol';
 import type { RunInfo, RunPath, StoppedInfo } from '../webview/messages';
 import type { RunStream } from './run-stream';
 
@@ -46,12 +46,13 @@ export function newSessionProfile(session: ProfiledSession): SessionProfile {
 }
 
 export function startArgumentsFromSettings(cfg: vscode.WorkspaceConfiguration): StartProfilingArguments {
+  const mode = samplingMode(cfg.get<string>('mode', 'active'));
   return {
     rate: cfg.get<number>('rate', 100),
     native: cfg.get<boolean>('native', false),
     nonblocking: cfg.get<boolean>('nonblocking', false),
-    idle: cfg.get<boolean>('idle', false),
-    gil: cfg.get<boolean>('gil', false),
+    // A mode chosen by name replaces the older switches, which the daemon would refuse beside it.
+    ...(mode === 'active' ? { idle: cfg.get<boolean>('idle', false), gil: cfg.get<boolean>('gil', false) } : { mode }),
     subprocesses: cfg.get<boolean>('subprocesses', false),
     batchIntervalMs: cfg.get<number>('batchIntervalMs', 100),
     async: asyncMode(cfg.get<string>('async', 'off')),
@@ -71,6 +72,11 @@ export function profileProcessId(configuration: Readonly<Record<string, unknown>
   const pid = typeof v === 'number' ? v : typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : NaN;
   if (Number.isInteger(pid) && pid >= 1 && pid <= 2147483647) return pid;
   return { error: `"profileProcessId" of the launch configuration must be a process ID of this machine (a positive integer), not ${JSON.stringify(v)}.` };
+}
+
+/** The mode setting, "active" for a value it cannot have (a settings.json edited by hand). */
+function samplingMode(value: string): SamplingMode {
+  return (SAMPLING_MODES as readonly string[]).includes(value) ? (value as SamplingMode) : 'active';
 }
 
 /** The async setting, "off" for a value it cannot have (a settings.json edited by hand). */

@@ -72,6 +72,21 @@ export const ASYNC_MODES = ['off', 'running', 'all'] as const;
 export type AsyncMode = (typeof ASYNC_MODES)[number];
 
 /**
+ * Which threads a sample holds, by name as CPython 3.15's own profiler (`python -m
+ * profiling.sampling --mode`) names them. "wall": every thread, idle ones included (as `idle`).
+ * "cpu": threads the kernel shows on a CPU or runnable (state R), whatever Python code they run or
+ * whether they hold the GIL. "gil": only the thread holding the GIL, running or not (as `gil`).
+ * "exception": only threads handling an exception (inside an `except` or `finally` block, or a
+ * `with` block's __exit__ seeing one), with a frame of kind `exception` naming its type on top of
+ * the stack. "active", the default: threads the kernel shows running and not waiting in a
+ * well-known waiting function (threading's waits, selectors, socket accept): "cpu" without the
+ * threads caught between two waits. `idle` and `gil` are older names for "wall" and "gil"; a `mode`
+ * other than "active" with a conflicting `idle` or `gil` is refused (invalidArguments).
+ */
+export const SAMPLING_MODES = ['active', 'wall', 'cpu', 'gil', 'exception'] as const;
+export type SamplingMode = (typeof SAMPLING_MODES)[number];
+
+/**
  * How content holds the document: text, or base64 of the bytes of a binary format (pprof). A client
  * writes the decoded bytes to the file.
  */
@@ -137,6 +152,12 @@ export interface Frame {
    * "unknown" (the version does not tell). Absent for other frames.
    */
   task?: TaskState;
+  /**
+   * The frame standing for the exception a thread is handling (runs with mode "exception"), on top
+   * of its stack: `function` is "(exception) " and the exception's type name (e.g. "(exception)
+   * ValueError"), `file` is empty and `line` 0. Absent for other frames.
+   */
+  exception?: boolean;
   /** Shared object of a native frame. */
   module?: string;
   /**
@@ -171,9 +192,25 @@ export interface StartProfilingArguments {
    * afterwards, and only if it kept moving are the threads paused for that sample.
    */
   nonblocking?: boolean;
-  /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
+  /**
+   * Which threads a sample holds, by name as CPython 3.15's own profiler (`python -m
+   * profiling.sampling --mode`) names them. "wall": every thread, idle ones included (as `idle`).
+   * "cpu": threads the kernel shows on a CPU or runnable (state R), whatever Python code they run
+   * or whether they hold the GIL. "gil": only the thread holding the GIL, running or not (as
+   * `gil`). "exception": only threads handling an exception (inside an `except` or `finally` block,
+   * or a `with` block's __exit__ seeing one), with a frame of kind `exception` naming its type on
+   * top of the stack. "active", the default: threads the kernel shows running and not waiting in a
+   * well-known waiting function (threading's waits, selectors, socket accept): "cpu" without the
+   * threads caught between two waits. `idle` and `gil` are older names for "wall" and "gil"; a
+   * `mode` other than "active" with a conflicting `idle` or `gil` is refused (invalidArguments).
+   */
+  mode?: SamplingMode;
+  /**
+   * Idle threads (waiting on I/O, a lock, sleep) are sampled too: the same as `mode` "wall".
+   * Default false.
+   */
   idle?: boolean;
-  /** Only the thread holding the GIL is sampled. Default false. */
+  /** Only the thread holding the GIL is sampled: the same as `mode` "gil". Default false. */
   gil?: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses?: boolean;
@@ -224,9 +261,14 @@ export interface StartProfilingResponseBody {
    * afterwards, and only if it kept moving are the threads paused for that sample.
    */
   nonblocking: boolean;
-  /** Idle threads (waiting on I/O, a lock, sleep) are sampled too. Default false. */
+  /**
+   * The sampling mode in effect (see startProfiling's mode), whether asked by `mode` or by
+   * `idle`/`gil`.
+   */
+  mode: SamplingMode;
+  /** Idle threads are sampled too (mode "wall"). */
   idle: boolean;
-  /** Only the thread holding the GIL is sampled. Default false. */
+  /** Only the thread holding the GIL is sampled (mode "gil"). */
   gil: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses: boolean;
@@ -456,6 +498,7 @@ export const START_DEFAULTS = {
   rate: 100,
   native: false,
   nonblocking: false,
+  mode: 'active',
   idle: false,
   gil: false,
   subprocesses: false,

@@ -145,6 +145,15 @@ test("profileProcessId of an attach configuration (a container behind a port for
   }
 });
 
+test('a sampling mode setting is sent by name, in place of the older idle and gil settings', async () => {
+  fake.config = { 'dapprof.profiling.mode': 'exception', 'dapprof.profiling.idle': true, 'dapprof.profiling.gil': true };
+  const s = makeSession('m');
+  adapterAnswers(s);
+  startSession(s, true);
+  await fake.commands.get('dapprof.startProfiling')!();
+  assert.deepEqual(s.requests[0], ['startProfiling', { rate: 100, native: false, nonblocking: false, mode: 'exception', subprocesses: false, batchIntervalMs: 100, async: 'off' }]);
+});
+
 test('a failing startProfiling shows the adapter message and leaves profiling startable', async () => {
   const s = makeSession('b');
   const message =

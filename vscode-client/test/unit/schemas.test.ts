@@ -126,6 +126,23 @@ test('startProfiling arguments built from the settings are valid, and the settin
     validate('startProfilingArguments', args);
   }
   assert.equal(startArgumentsFromSettings(settings({ async: 'sometimes' }) as never).async, 'off');
+  // The mode setting offers the schema's modes, with its default; a mode other than "active" is
+  // sent instead of the older idle/gil switches (the daemon refuses a conflicting pair), which
+  // are sent as they are otherwise.
+  const modeSetting = props['dapprof.profiling.mode'];
+  assert.deepEqual(modeSetting.enum, (schema.mode as { enum?: string[] }).enum);
+  assert.equal(modeSetting.default, schema.mode.default);
+  assert.equal(modeSetting.enumDescriptions.length, modeSetting.enum.length);
+  for (const mode of modeSetting.enum.filter((m: string) => m !== 'active')) {
+    const args = startArgumentsFromSettings(settings({ ...defaults, mode, idle: true, gil: true }) as never);
+    assert.equal(args.mode, mode);
+    assert.equal(args.idle, undefined);
+    assert.equal(args.gil, undefined);
+    validate('startProfilingArguments', args);
+  }
+  const older = startArgumentsFromSettings(settings({ ...defaults, idle: true }) as never);
+  assert.deepEqual([older.mode, older.idle, older.gil], [undefined, true, false]);
+  assert.equal(startArgumentsFromSettings(settings({ mode: 'sometimes', gil: true }) as never).gil, true);
   validate('stopProfilingArguments', {});
 });
 
