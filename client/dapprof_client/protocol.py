@@ -88,6 +88,7 @@ START_DEFAULTS: dict[str, object] = {
     "nonblocking": False,
     "idle": False,
     "gil": False,
+    "gc": True,
     "subprocesses": False,
     "async": 'off',
     "batchIntervalMs": 100,

@@ -18,6 +18,7 @@ struct SamplingSettings {
   bool idle = false;          // keep idle threads
   bool gil = false;           // keep only the thread holding the GIL
   bool native = false;        // merge native frames (needs blocking mode)
+  bool gc = true;             // a collecting thread gets model::gc_frame() on top
   bool subprocesses = false;  // also sample child Python processes as they appear
   AsyncMode async = AsyncMode::Off;
   bool operator==(const SamplingSettings&) const = default;

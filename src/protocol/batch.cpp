@@ -31,6 +31,7 @@ Json frame_json(const model::Frame& frame) {
   Json f = {{"file", frame.file}, {"line", frame.line}, {"function", frame.function}};
   if (frame.native()) f["native"] = true;
   if (frame.task()) f["task"] = model::task_state_name(frame.task_state);
+  if (frame.gc()) f["gc"] = true;
   if (!frame.module.empty()) f["module"] = frame.module;
   if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
   return f;

@@ -25,6 +25,9 @@ std::string frame_key(const model::Frame& frame) {
     key += "task";
     key += '\0';
     key += model::task_state_name(frame.task_state);
+  } else if (frame.gc()) {
+    key += '\0';
+    key += "gc";
   }
   return key;
 }

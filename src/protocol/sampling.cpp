@@ -24,6 +24,7 @@ model::SamplingSettings sampling_settings(const StartProfilingArguments& argumen
           .idle = arguments.idle,
           .gil = arguments.gil,
           .native = arguments.native,
+          .gc = arguments.gc,
           .subprocesses = arguments.subprocesses,
           .async = async_mode(arguments.async)};
 }

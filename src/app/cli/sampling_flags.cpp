@@ -46,6 +46,9 @@ void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bo
                    "paused only when a stack keeps moving)");
   command.add_flag("-i,--idle", sampling.idle, "Include idle threads");
   command.add_flag("-g,--gil", sampling.gil, "Only sample the thread holding the GIL");
+  command.add_flag_callback(
+      "--no-gc", [&sampling] { sampling.gc = false; },
+      "No (garbage collection) frame on top of the stack of the thread running a collection");
   command.add_flag("-s,--subprocesses", sampling.subprocesses,
                    "Also sample child Python processes");
   auto* aware = command.add_flag_callback(
