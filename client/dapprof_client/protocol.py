@@ -100,6 +100,7 @@ START_DEFAULTS: dict[str, object] = {
     "mode": 'active',
     "idle": False,
     "gil": False,
+    "gc": True,
     "subprocesses": False,
     "async": 'off',
     "batchIntervalMs": 100,

@@ -21,7 +21,7 @@ namespace {
 constexpr int kGeckoVersion = 27;
 
 // Indices into meta.categories, which colour the timeline and the call tree.
-enum Category : int { kOther = 0, kPython = 1, kNative = 2, kDebugger = 3, kTask = 4 };
+enum Category : int { kOther = 0, kPython = 1, kNative = 2, kDebugger = 3, kTask = 4, kGc = 5 };
 
 Json categories() {
   const auto category = [](std::string_view name, std::string_view color) {
@@ -29,7 +29,7 @@ Json categories() {
   };
   return Json::array({category("Other", "grey"), category("Python", "yellow"),
                       category("Native", "blue"), category("Debugger", "purple"),
-                      category("asyncio task", "green")});
+                      category("asyncio task", "green"), category("GC", "orange")});
 }
 
 double ms(std::int64_t us) { return static_cast<double>(us) / 1000.0; }
@@ -49,6 +49,7 @@ std::string location(const model::Frame& f) {
 int category(const model::Frame& f) {
   if (f.debugger()) return kDebugger;
   if (f.task()) return kTask;
+  if (f.gc()) return kGc;
   return f.native() ? kNative : kPython;
 }
 

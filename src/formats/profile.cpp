@@ -95,7 +95,7 @@ ThreadState state_of(const model::ThreadStack& thread) {
 }
 
 std::string frame_label(const model::Frame& frame) {
-  if (!frame.task() && frame.file.empty()) return frame.function;
+  if (!frame.task() && !frame.gc() && frame.file.empty()) return frame.function;
   const auto place = model::frame_place(frame);
   if (frame.line <= 0) return fmt::format("{} ({})", frame.function, place);
   return fmt::format("{} ({}:{})", frame.function, place, frame.line);

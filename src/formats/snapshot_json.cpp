@@ -14,13 +14,15 @@ nlohmann::ordered_json snapshot_to_json(const model::Snapshot& snapshot,
       if (f.native()) {
         frame["native"] = true;
         frame["module"] = f.module;
+      } else if (f.gc()) {
+        frame["gc"] = true;
       } else if (python_frames < t.locals.size()) {
         Json locals = Json::array();
         for (const auto& v : t.locals[python_frames])
           locals.push_back({{"name", v.name}, {"value", v.value}, {"argument", v.argument}});
         frame["locals"] = std::move(locals);
       }
-      if (!f.native()) ++python_frames;
+      if (f.python()) ++python_frames;
       frames.push_back(std::move(frame));
     }
     threads.push_back({{"thread_id", t.info.thread_id},

@@ -8,12 +8,13 @@
 
 namespace dapprof::model {
 
-// What ran in a frame: the Python interpreter's frame, a native (C, C++, Cython) one, or an
-// asyncio task: with an async sampling mode (SamplingSettings::async), a task's coroutine frames
-// stand under a frame of the task itself, and that under the frames of the task awaiting it.
-// With the sampling mode "exception", the exception a thread is handling stands on top of its
-// stack as a frame of its own (exception_frame()).
-enum class FrameKind : std::uint8_t { Python, Native, Task, Exception };
+// What ran in a frame: the Python interpreter's frame, a native (C, C++, Cython) one, an asyncio
+// task (with an async sampling mode (SamplingSettings::async), a task's coroutine frames stand
+// under a frame of the task itself, and that under the frames of the task awaiting it), or the
+// garbage collector: the frame on top of the stack of the thread running a collection. With the
+// sampling mode "exception", the exception a thread is handling stands on top of its stack as a
+// frame of its own (exception_frame()).
+enum class FrameKind : std::uint8_t { Python, Native, Task, Exception, Gc };
 
 // What an asyncio task was doing when sampled. running: its thread's event loop was stepping it;
 // waiting: suspended (a task awaiting another is waiting); cancelling: cancel() was asked and the
@@ -43,6 +44,8 @@ struct Frame {
   bool native() const { return kind == FrameKind::Native; }
   bool task() const { return kind == FrameKind::Task; }
   bool exception() const { return kind == FrameKind::Exception; }
+  bool gc() const { return kind == FrameKind::Gc; }
+  bool python() const { return kind == FrameKind::Python; }
   bool debugger() const { return origin == FrameOrigin::Debugger; }
   bool operator==(const Frame&) const = default;
 };
@@ -64,17 +67,25 @@ Frame event_loop_frame();
 // The frame of an exception being handled, of type `type_name`: "(exception) ValueError", without
 // file or line.
 Frame exception_frame(std::string_view type_name);
+// The frame of the garbage collector, on top of the stack of the thread collecting: its function
+// is "(garbage collection)", its place (frame_place) "<GC>" as CPython's own sampler writes it.
+// The generation collected is not part of it: CPython keeps it only in a local variable of the
+// collector, out of a reader's reach.
+Frame gc_frame();
+inline constexpr std::string_view kGcFunction = "(garbage collection)";
+inline constexpr std::string_view kGcPlace = "<GC>";
 // "running", "waiting", "cancelling" or "unknown", as the protocol and every format name it.
 std::string_view task_state_name(TaskState state);
 // Where a frame is, as the export formats show it beside its function: its file; a native frame
-// without one, its shared object; a task frame, "<task>" (as CPython's own sampler writes it)
-// followed by the state unless running ("<task waiting>"), so that a task's running and waiting
-// frames, distinct frames, also read apart.
+// without one, its shared object; the garbage collector's, "<GC>"; a task frame, "<task>" (as
+// CPython's own sampler writes it) followed by the state unless running ("<task waiting>"), so that
+// a task's running and waiting frames, distinct frames, also read apart.
 std::string frame_place(const Frame& frame);
 // The task state a place of frame_place names, if it names one.
 std::optional<TaskState> task_place_state(std::string_view place);
 // The inverse of frame_place, for the readers of exported files: a frame without a line placed
-// in "<task ...>" becomes a task frame, any other gets `place` as its file.
+// in "<task ...>" becomes a task frame, in "<GC>" the garbage collector's, any other gets `place`
+// as its file.
 void set_place(Frame& frame, std::string place);
 // The state so named; none for another name.
 std::optional<TaskState> task_state_named(std::string_view name);

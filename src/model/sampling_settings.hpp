@@ -36,6 +36,7 @@ struct SamplingSettings {
   bool nonblocking = false;  // false: the target's threads are paused for each read
   SamplingMode mode = SamplingMode::Active;
   bool native = false;        // merge native frames (needs blocking mode)
+  bool gc = true;             // a collecting thread gets model::gc_frame() on top
   bool subprocesses = false;  // also sample child Python processes as they appear
   AsyncMode async = AsyncMode::Off;
   bool operator==(const SamplingSettings&) const = default;

@@ -33,6 +33,7 @@ std::string_view task_state_name(TaskState state) {
 }
 
 std::string frame_place(const Frame& frame) {
+  if (frame.gc()) return std::string(kGcPlace);
   if (frame.task()) {
     if (frame.task_state == TaskState::Running) return "<task>";
     return "<task " + std::string(task_state_name(frame.task_state)) + ">";
@@ -52,6 +53,10 @@ void set_place(Frame& frame, std::string place) {
   if (const auto state = task_place_state(place); state && frame.line == 0) {
     frame.kind = FrameKind::Task;
     frame.task_state = *state;
+    return;
+  }
+  if (place == kGcPlace && frame.line == 0) {
+    frame.kind = FrameKind::Gc;
     return;
   }
   frame.file = std::move(place);

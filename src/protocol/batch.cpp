@@ -32,6 +32,7 @@ Json frame_json(const model::Frame& frame) {
   if (frame.native()) f["native"] = true;
   if (frame.task()) f["task"] = model::task_state_name(frame.task_state);
   if (frame.exception()) f["exception"] = true;
+  if (frame.gc()) f["gc"] = true;
   if (!frame.module.empty()) f["module"] = frame.module;
   if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
   return f;

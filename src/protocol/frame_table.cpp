@@ -28,6 +28,9 @@ std::string frame_key(const model::Frame& frame) {
   } else if (frame.exception()) {
     key += '\0';
     key += "exception";
+  } else if (frame.gc()) {
+    key += '\0';
+    key += "gc";
   }
   return key;
 }

@@ -40,6 +40,7 @@ Result<model::SamplingSettings> sampling_settings(const StartProfilingArguments&
                                  .nonblocking = arguments.nonblocking,
                                  .mode = *mode,
                                  .native = arguments.native,
+                                 .gc = arguments.gc,
                                  .subprocesses = arguments.subprocesses,
                                  .async = async_mode(arguments.async)};
 }

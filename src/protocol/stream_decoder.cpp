@@ -82,6 +82,10 @@ Result<model::Frame> parse_frame(const std::string& key, const Json& value) {
       return bad(fmt::format("newFrames[\"{}\"].exception must be a boolean", key));
     if (exception->get<bool>()) frame.kind = model::FrameKind::Exception;
   }
+  if (const auto gc = value.find("gc"); gc != value.end()) {
+    if (!gc->is_boolean()) return bad(fmt::format("newFrames[\"{}\"].gc must be a boolean", key));
+    if (gc->get<bool>()) frame.kind = model::FrameKind::Gc;
+  }
   if (const auto module = value.find("module"); module != value.end()) {
     if (!module->is_string())
       return bad(fmt::format("newFrames[\"{}\"].module must be a string", key));

@@ -54,6 +54,9 @@ struct AttachOptions {
   // the running threads are then stopped at each sample; a debugged program has half a dozen
   // threads of the debugger's, nearly always asleep, each of which a stop would wake.
   bool skip_idle = false;
+  // While the interpreter's garbage collector runs, the thread holding the GIL (the one running
+  // it) gets model::gc_frame() on top of its stack. Costs one word read per interpreter.
+  bool gc = true;
   // Read each Python frame's local variables into ThreadStack::locals (dump --locals). The
   // values change as the program runs: unless nonblocking, threads are paused for the read.
   bool locals = false;

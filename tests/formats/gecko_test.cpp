@@ -33,8 +33,8 @@ TEST(Gecko, MetaAndThreads) {
     EXPECT_FALSE(c.at("color").get<std::string>().empty());
     EXPECT_FALSE(c.at("subcategories").empty());
   }
-  EXPECT_EQ(categories,
-            (std::vector<std::string>{"Other", "Python", "Native", "Debugger", "asyncio task"}));
+  EXPECT_EQ(categories, (std::vector<std::string>{"Other", "Python", "Native", "Debugger",
+                                                  "asyncio task", "GC"}));
   EXPECT_TRUE(doc.at("libs").empty() && doc.at("processes").empty());
   ASSERT_EQ(doc.at("threads").size(), profile.threads().size());
   for (std::size_t i = 0; i < profile.threads().size(); ++i) {

@@ -126,6 +126,15 @@ int main(void) {
   P("runtime.tstate_current", offsetof(_PyRuntimeState, gilstate.tstate_current));
 #endif
 
+  /* The collector's state: whether it is collecting (the generation it collects is a C local
+   * of the collector, kept nowhere a reader can find it). 3.7-3.8 keep it in the runtime, 3.9+
+   * per interpreter. */
+#if PY_VERSION_HEX < 0x03090000
+  P("runtime.gc_collecting", offsetof(_PyRuntimeState, gc.collecting));
+#else
+  P("interp.gc_collecting", offsetof(PyInterpreterState, gc.collecting));
+#endif
+
   /* PyInterpreterState */
   P("interp.next", offsetof(PyInterpreterState, next));
 #if PY_VERSION_HEX < 0x030B0000
@@ -405,6 +414,10 @@ int main(void) {
   P("gen.state_suspended_yield_from", (unsigned char)FRAME_SUSPENDED_YIELD_FROM);
 #endif
 #endif
+#endif
+#if PY_VERSION_HEX >= 0x030D0000
+  D(interpreter_state.gc);
+  D(gc.collecting);
 #endif
 #if PY_VERSION_HEX >= 0x030F0000
   D(type_object.tp_basicsize);

@@ -42,6 +42,9 @@ void add_dump(CLI::App& app, int& exit_code) {
   dump->add_flag("-n,--native", options->native,
                  "Include native (C/C++) frames, merged into the Python stacks (not with "
                  "--nonblocking)");
+  dump->add_flag_callback(
+      "--no-gc", [options] { options->gc = false; },
+      "No (garbage collection) frame on top of the stack of the thread running a collection");
   dump->add_flag("--native-all", options->native_all,
                  "With native frames, also keep the interpreter's own call machinery and thread "
                  "start-up frames (implies --native)");

@@ -52,7 +52,7 @@ void print_text(const PythonProcess& proc, const model::Snapshot& snap) {
     std::size_t python_frames = 0;  // t.locals has an entry per Python frame
     for (const auto& f : t.frames) {
       fmt::print("    {}\n", frame_text(f));
-      if (f.native() || python_frames >= t.locals.size()) continue;
+      if (!f.python() || python_frames >= t.locals.size()) continue;
       print_locals(t.locals[python_frames++]);
     }
   }
@@ -68,6 +68,7 @@ void print_json(const PythonProcess& proc, const model::Snapshot& snap) {
 int run_dump(const DumpOptions& options) {
   sampler::AttachOptions attach;
   attach.nonblocking = options.nonblocking;
+  attach.gc = options.gc;
   attach.native = options.native || options.native_all;
   attach.native_all = options.native_all;
   attach.locals = options.locals;

@@ -19,6 +19,7 @@ struct DumpOptions {
   bool native_all = false;  // implies native
   bool locals = false;
   bool async_tasks = false;  // --async: the asyncio task tree rather than the threads' stacks
+  bool gc = true;            // --no-gc: no (garbage collection) frame
 };
 
 struct RecordOptions {

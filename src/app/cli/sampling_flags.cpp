@@ -87,6 +87,9 @@ void add_sampling_flags(CLI::App& command, model::SamplingSettings& sampling, bo
                    "Never pause the program nor check its stacks (default: consistent stacks, "
                    "paused only when a stack keeps moving)");
   add_mode_flags(command, sampling);
+  command.add_flag_callback(
+      "--no-gc", [&sampling] { sampling.gc = false; },
+      "No (garbage collection) frame on top of the stack of the thread running a collection");
   command.add_flag("-s,--subprocesses", sampling.subprocesses,
                    "Also sample child Python processes");
   auto* aware = command.add_flag_callback(

@@ -164,6 +164,7 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
   if (auto error = r.choice<SamplingMode>("mode", kSamplingModeNames, out.mode)) return error;
   if (auto error = r.boolean("idle", out.idle)) return error;
   if (auto error = r.boolean("gil", out.gil)) return error;
+  if (auto error = r.boolean("gc", out.gc)) return error;
   if (auto error = r.boolean("subprocesses", out.subprocesses)) return error;
   if (auto error = r.choice<AsyncMode>("async", kAsyncModeNames, out.async)) return error;
   if (auto error = r.integer("batchIntervalMs", kMinBatchIntervalMs, kMaxBatchIntervalMs, " ms",
@@ -317,6 +318,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["mode"] = to_string(value.mode);
   j["idle"] = value.idle;
   j["gil"] = value.gil;
+  j["gc"] = value.gc;
   j["subprocesses"] = value.subprocesses;
   j["async"] = to_string(value.async);
   j["batchIntervalMs"] = value.batch_interval_ms;

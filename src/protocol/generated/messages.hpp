@@ -174,6 +174,7 @@ inline constexpr std::string_view kFunction = "function";
 inline constexpr std::string_view kNative = "native";
 inline constexpr std::string_view kTask = "task";
 inline constexpr std::string_view kException = "exception";
+inline constexpr std::string_view kGc = "gc";
 inline constexpr std::string_view kModule = "module";
 inline constexpr std::string_view kOrigin = "origin";
 }  // namespace frame
@@ -262,6 +263,10 @@ struct StartProfilingArguments {
   bool idle = false;
   // Only the thread holding the GIL is sampled: the same as `mode` "gil". Default false.
   bool gil = false;
+  // The thread running a garbage collection has a frame of the collector on top of its stack
+  // (frames with `gc`), on every version where CPython's collector state is readable (3.7+, default
+  // builds). Default true; false leaves the stacks as the Python frames are.
+  bool gc = true;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;
   // Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its

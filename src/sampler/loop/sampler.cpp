@@ -29,6 +29,7 @@ AttachOptions attach_options(const SamplerOptions& o) {
   AttachOptions a;
   a.nonblocking = o.sampling.nonblocking;
   a.native = o.sampling.native;
+  a.gc = o.sampling.gc;
   a.wait_for_interpreter = o.wait_for_interpreter;
   a.native_all = o.native_all;
   a.skip_idle = !loop::reads_sleeping_threads(o.sampling.mode);

@@ -164,6 +164,12 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   }
   layout->gil_locked = *locked - *gil;
   layout->gil_last_holder = *holder - *gil;
+  // The collector's flag: its struct's place in the interpreter plus the flag's place in it.
+  // Without them (or implausible) the table's value stays.
+  const auto gc = debug.word("interpreter_state.gc");
+  const auto collecting = debug.word("gc.collecting");
+  if (gc && collecting && *gc + *collecting < kMaxStructSize)
+    layout->interp_gc_collecting = *gc + *collecting;
   if (auto s = check_plausible(*layout); !s) return s.error();
   // The generated table is a cross-check: a difference is worth a line in a debug log (the
   // target's own offsets win), not a refusal.
@@ -250,6 +256,8 @@ std::vector<std::string_view> debug_offset_fields(int minor) {
   }
   out.push_back("interpreter_state.gil_runtime_state_locked");
   out.push_back("interpreter_state.gil_runtime_state_holder");
+  for (std::string_view gc : {"interpreter_state.gc", "gc.collecting"})
+    if (position(*table, gc)) out.push_back(gc);
   return out;
 }
 

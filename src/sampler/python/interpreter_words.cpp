@@ -8,12 +8,13 @@
 namespace dapprof::sampler::python {
 
 Status read_interpreter_words(const process::ProcessMemory& memory, const Layout& layout,
-                              Address interp, InterpreterWords& w) {
+                              Address interp, InterpreterWords& w, std::optional<Address> gc_flag) {
   std::vector<process::ProcessMemory::Chunk> chunks{
       {interp + layout.interp_threads_head, &w.threads_head, 8},
       {interp + layout.interp_next, &w.next, 8}};
   if (layout.interp_ceval_gil != kAbsent)
     chunks.push_back({interp + layout.interp_ceval_gil, &w.gil, 8});
+  if (gc_flag) chunks.push_back({*gc_flag, &w.gc_collecting, sizeof w.gc_collecting});
   if (auto s = memory.read_many(chunks); !s) return s;
   if (w.gil == 0) return Ok{};
   // The GIL's `locked` flag and `last_holder`, in one read of that part of the struct.

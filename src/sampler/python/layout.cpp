@@ -14,6 +14,8 @@ namespace {
 constexpr FieldBinding kBindings[] = {
     {"runtime.interpreters_head", &Layout::runtime_interpreters_head},
     {"runtime.tstate_current", &Layout::runtime_tstate_current},
+    {"runtime.gc_collecting", &Layout::runtime_gc_collecting},
+    {"interp.gc_collecting", &Layout::interp_gc_collecting},
     {"interp.next", &Layout::interp_next},
     {"interp.threads_head", &Layout::interp_threads_head},
     {"interp.modules", &Layout::interp_modules},
@@ -190,6 +192,8 @@ std::string missing_fields(const Layout& l) {
     const bool old_frames = !l.at_least(3, 11);
     // Fields that exist only in some versions.
     if (n == "runtime.tstate_current" && l.at_least(3, 12)) continue;
+    // The collector's flag is in one place or the other; without it, no collector frames.
+    if (n == "runtime.gc_collecting" || n == "interp.gc_collecting") continue;
     if ((n == "interp.ceval_gil" || n.starts_with("gil.")) && !l.at_least(3, 12)) continue;
     if (n == "tstate.frame" && !old_frames) continue;
     if ((n == "tstate.cframe" || n == "cframe.current_frame") && (old_frames || l.at_least(3, 13)))

@@ -23,6 +23,10 @@ struct Layout {
   // _PyRuntimeState
   std::uint64_t runtime_interpreters_head = kAbsent;
   std::uint64_t runtime_tstate_current = kAbsent;  // GIL holder, 3.8-3.11
+  // The collector's `collecting` flag (an int): in the runtime (3.7-3.8) or in each interpreter
+  // (3.9+). Absent: no garbage collection frames.
+  std::uint64_t runtime_gc_collecting = kAbsent;
+  std::uint64_t interp_gc_collecting = kAbsent;
   // PyInterpreterState
   std::uint64_t interp_next = kAbsent;
   std::uint64_t interp_threads_head = kAbsent;

@@ -9,6 +9,7 @@ namespace {
 constexpr LayoutField k3_7[] = {
     {"runtime.interpreters_head", 24},
     {"runtime.tstate_current", 1480},
+    {"runtime.gc_collecting", 632},
     {"interp.next", 0},
     {"interp.threads_head", 8},
     {"interp.modules", 40},
@@ -72,6 +73,7 @@ constexpr LayoutField k3_7[] = {
 constexpr LayoutField k3_8[] = {
     {"runtime.interpreters_head", 32},
     {"runtime.tstate_current", 1368},
+    {"runtime.gc_collecting", 544},
     {"interp.next", 0},
     {"interp.threads_head", 8},
     {"interp.modules", 56},
@@ -158,6 +160,7 @@ constexpr LayoutField k3_8[] = {
 constexpr LayoutField k3_9[] = {
     {"runtime.interpreters_head", 32},
     {"runtime.tstate_current", 568},
+    {"interp.gc_collecting", 816},
     {"interp.next", 0},
     {"interp.threads_head", 8},
     {"interp.modules", 856},
@@ -244,6 +247,7 @@ constexpr LayoutField k3_9[] = {
 constexpr LayoutField k3_10[] = {
     {"runtime.interpreters_head", 32},
     {"runtime.tstate_current", 568},
+    {"interp.gc_collecting", 816},
     {"interp.next", 0},
     {"interp.threads_head", 8},
     {"interp.modules", 856},
@@ -333,6 +337,7 @@ constexpr LayoutField k3_10[] = {
 constexpr LayoutField k3_11[] = {
     {"runtime.interpreters_head", 40},
     {"runtime.tstate_current", 576},
+    {"interp.gc_collecting", 848},
     {"interp.next", 0},
     {"interp.threads_head", 16},
     {"interp.modules", 888},
@@ -429,6 +434,7 @@ constexpr LayoutField k3_11[] = {
 // Measured on CPython 3.12.1.
 constexpr LayoutField k3_12[] = {
     {"runtime.interpreters_head", 40},
+    {"interp.gc_collecting", 312},
     {"interp.next", 0},
     {"interp.threads_head", 72},
     {"interp.modules", 944},
@@ -528,6 +534,7 @@ constexpr LayoutField k3_12[] = {
 // Measured on CPython 3.13.0.
 constexpr LayoutField k3_13[] = {
     {"runtime.interpreters_head", 632},
+    {"interp.gc_collecting", 7600},
     {"interp.next", 7264},
     {"interp.threads_head", 7344},
     {"interp.modules", 7656},
@@ -659,10 +666,13 @@ constexpr LayoutField k3_13[] = {
     {"gen.state_cleared", 4},
     {"frame.stacktop_index", 64},
     {"gen.state_suspended_yield_from", 255},
+    {"debug.interpreter_state.gc", 80},
+    {"debug.gc.collecting", 576},
 };
 // Measured on CPython 3.14.10.
 constexpr LayoutField k3_14[] = {
     {"runtime.interpreters_head", 808},
+    {"interp.gc_collecting", 7600},
     {"interp.next", 7272},
     {"interp.threads_head", 7344},
     {"interp.modules", 7688},
@@ -785,10 +795,13 @@ constexpr LayoutField k3_14[] = {
     {"set.mask", 32},
     {"set.table", 40},
     {"set.entry_size", 16},
+    {"debug.interpreter_state.gc", 88},
+    {"debug.gc.collecting", 656},
 };
 // Measured on CPython 3.15.2.
 constexpr LayoutField k3_15[] = {
     {"runtime.interpreters_head", 936},
+    {"interp.gc_collecting", 7512},
     {"interp.next", 7264},
     {"interp.threads_head", 7336},
     {"interp.modules", 7592},
@@ -911,6 +924,8 @@ constexpr LayoutField k3_15[] = {
     {"set.mask", 32},
     {"set.table", 40},
     {"set.entry_size", 16},
+    {"debug.interpreter_state.gc", 88},
+    {"debug.gc.collecting", 760},
     {"debug.type_object.tp_basicsize", 512},
     {"debug.type_object.tp_dictoffset", 520},
     {"debug.heap_type_object.ht_cached_keys", 536},

@@ -22,6 +22,7 @@
 #include "sampler/python/asyncio_tasks.hpp"
 #include "sampler/python/discovery.hpp"
 #include "sampler/python/handled_exception.hpp"
+#include "sampler/python/gc_state.hpp"
 #include "sampler/python/interpreter_words.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/locals.hpp"
@@ -105,6 +106,8 @@ class PythonProcessImpl final : public PythonProcess {
       // With native frames the tasks are read once the stacks are merged (see take()).
       if (snap && tasks_sampling_ && native_)
         if (auto s = tasks_sampling_->apply(*snap, sampled_, thread_infos_); !s) snap = s.error();
+      // Last, over the stacks as merged and rearranged by task.
+      if (snap) python::add_gc_frames(*snap, collecting_);
     } catch (const std::exception& e) {
       // Nothing read from a running target may bring the profiler down; a bug that throws
       // (bad_alloc from an absurd size, an iostream error in /proc) is one failed sample.
@@ -155,6 +158,7 @@ class PythonProcessImpl final : public PythonProcess {
     snap.pid = pid_;
     snap.time = std::chrono::steady_clock::now();
     sampled_.clear();
+    collecting_.clear();
     // Waiting tasks are sampled whatever the threads do: a quiet process still has them.
     const bool all_tasks = options_.async == model::AsyncMode::All;
     if (mode != Read::Paused && !all_tasks && quiet_.still(snap.time, sleepers_, memory_))
@@ -249,8 +253,9 @@ class PythonProcessImpl final : public PythonProcess {
   struct FoundThread {
     Address interp = 0;
     python::RawThread raw;
-    Address gil_holder = 0;  // of its interpreter; 0 if the GIL is not held
-    std::uint64_t tid = 0;   // Linux TID; 0 if unknown
+    Address gil_holder = 0;   // of its interpreter; 0 if the GIL is not held
+    std::uint64_t tid = 0;    // Linux TID; 0 if unknown
+    bool collecting = false;  // it runs a garbage collection (see gc_state.hpp)
   };
 
   // After a full read: whether the process is quiet (see Quiet).
@@ -279,10 +284,14 @@ class PythonProcessImpl final : public PythonProcess {
   Result<std::vector<FoundThread>> read_threads(bool skip_sleepers) {
     Address head = 0;
     Address runtime_holder = 0;
+    std::int32_t runtime_gc = 0;  // 3.7-3.8: the one collector's flag
     std::vector<Chunk> chunks{{interp_.runtime + layout_.runtime_interpreters_head, &head, 8}};
     if (layout_.runtime_tstate_current != python::kAbsent) {
       chunks.push_back({interp_.runtime + layout_.runtime_tstate_current, &runtime_holder, 8});
     }
+    const bool runtime_gc_flag = options_.gc && layout_.runtime_gc_collecting != python::kAbsent;
+    if (runtime_gc_flag)
+      chunks.push_back({interp_.runtime + layout_.runtime_gc_collecting, &runtime_gc, 4});
     if (auto s = memory_.read_many(chunks); !s) return python::as_torn(s.error());
     // Where each GIL's "held" word is, for the quiet samples that may follow (see Quiet).
     quiet_.begin_read();
@@ -300,8 +309,12 @@ class PythonProcessImpl final : public PythonProcess {
       }
       seen.push_back(interp);
       python::InterpreterWords words;
-      if (auto s = python::read_interpreter_words(memory_, layout_, interp, words); !s)
+      const auto gc_flag = options_.gc && !runtime_gc_flag
+                               ? python::gc_flag_address(layout_, interp_.runtime, interp)
+                               : std::nullopt;
+      if (auto s = python::read_interpreter_words(memory_, layout_, interp, words, gc_flag); !s)
         return python::as_torn(s.error());
+      if (runtime_gc_flag) words.gc_collecting = runtime_gc;
       if (layout_.runtime_tstate_current != python::kAbsent) words.gil_holder = runtime_holder;
       if (words.gil != 0) quiet_.add_gil_word(words.gil + layout_.gil_locked, 4);
       const auto asleep = [&](const python::RawThread& t) {
@@ -313,7 +326,8 @@ class PythonProcessImpl final : public PythonProcess {
       if (!threads) return threads.error();
       std::vector<std::uint64_t> ids;
       for (const auto& t : *threads) {
-        found.push_back({interp, t, words.gil_holder, t.native_thread_id});
+        found.push_back({interp, t, words.gil_holder, t.native_thread_id,
+                         python::runs_collection(words.gc_collecting, words.gil_holder, t.tstate)});
         ids.push_back(t.thread_id);
       }
       names_.update(interp, ids);
@@ -427,6 +441,7 @@ class PythonProcessImpl final : public PythonProcess {
       if (!handled) return handled.error();
       stack.exception = std::move(*handled);
     }
+    if (found.collecting) collecting_.push_back(t.thread_id);
     snap.threads.push_back(std::move(stack));
     return true;
   }
@@ -464,6 +479,8 @@ class PythonProcessImpl final : public PythonProcess {
   // Of the sample in progress, for tasks_sampling_: its threads parallel to the snapshot's, and
   // (async "all") every thread of the process by TID.
   std::vector<python::SampledThread> sampled_;
+  // Of the sample in progress: the Python thread ids of the threads running a collection.
+  std::vector<std::uint64_t> collecting_;
   std::unordered_map<std::uint64_t, model::ThreadInfo> thread_infos_;
 };
 

@@ -39,6 +39,9 @@ TEST(Layout, EverySupportedVersionHasACompleteTable) {
     EXPECT_LE(layout->code_linetable + 8, layout->code_size);
     EXPECT_EQ(layout->frame_previous % 8, 0u);
     EXPECT_EQ(layout->object_type, 8u);
+    // Exactly one place holds the collector's flag: the runtime until 3.8, the interpreter after.
+    EXPECT_EQ(layout->runtime_gc_collecting != kAbsent, minor <= 8) << "3." << minor;
+    EXPECT_EQ(layout->interp_gc_collecting != kAbsent, minor >= 9) << "3." << minor;
   }
   EXPECT_EQ(supported_range(), "3.7 to 3.15");
 }
@@ -56,9 +59,10 @@ TEST(Layout, UnsupportedVersionsAreNamed) {
 TEST(Layout, EveryDebugOffsetsVersionHasTheFieldsTheSamplerTakes) {
   for (int minor = 13; minor <= 15; ++minor) {
     const auto fields = debug_offset_fields(minor);
-    for (std::string_view want : {"runtime_state.interpreters_head", "thread_state.current_frame",
-                                  "interpreter_frame.executable", "interpreter_frame.owner",
-                                  "code_object.co_code_adaptive", "unicode_object.state"}) {
+    for (std::string_view want :
+         {"runtime_state.interpreters_head", "thread_state.current_frame",
+          "interpreter_frame.executable", "interpreter_frame.owner", "code_object.co_code_adaptive",
+          "unicode_object.state", "interpreter_state.gc", "gc.collecting"}) {
       EXPECT_NE(std::find(fields.begin(), fields.end(), want), fields.end())
           << "3." << minor << " lacks " << want;
     }
@@ -125,6 +129,9 @@ TEST(Layout, RealDebugOffsetsAgreeWithTheGeneratedTable) {
     EXPECT_EQ(layout->code_code_adaptive, table.code_code_adaptive);
     EXPECT_EQ(layout->unicode_ascii_size, table.unicode_ascii_size);
     EXPECT_EQ(layout->type_basicsize, table.type_basicsize);
+    // The collector's flag, composed from two debug offsets, is where the headers put it.
+    EXPECT_NE(layout->interp_gc_collecting, kAbsent);
+    EXPECT_EQ(layout->interp_gc_collecting, table.interp_gc_collecting);
     EXPECT_EQ(missing_fields(*layout), "");
 
     auto broken = copy.bytes;

@@ -158,6 +158,12 @@ export interface Frame {
    * ValueError"), `file` is empty and `line` 0. Absent for other frames.
    */
   exception?: boolean;
+  /**
+   * The garbage collector's frame (`function` "(garbage collection)", `file` empty, `line` 0): on
+   * top of the stack of the thread running a collection at that sample, unless startProfiling's
+   * `gc` is false. Absent for other frames.
+   */
+  gc?: boolean;
   /** Shared object of a native frame. */
   module?: string;
   /**
@@ -212,6 +218,12 @@ export interface StartProfilingArguments {
   idle?: boolean;
   /** Only the thread holding the GIL is sampled: the same as `mode` "gil". Default false. */
   gil?: boolean;
+  /**
+   * The thread running a garbage collection has a frame of the collector on top of its stack
+   * (frames with `gc`), on every version where CPython's collector state is readable (3.7+, default
+   * builds). Default true; false leaves the stacks as the Python frames are.
+   */
+  gc?: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses?: boolean;
   /**
@@ -501,6 +513,7 @@ export const START_DEFAULTS = {
   mode: 'active',
   idle: false,
   gil: false,
+  gc: true,
   subprocesses: false,
   async: 'off',
   batchIntervalMs: 100,
