@@ -78,6 +78,8 @@ class Stream:
 
     def label(self, fid: int) -> str:
         f = self.frames[fid]
+        if f.get("gc"):  # the collector's place in every format, as CPython's sampler names it
+            return f"{f['function']} (<GC>)"
         if not f["file"]:
             return f["function"]
         if f["line"] <= 0:
