@@ -21,7 +21,7 @@ done
 # Building dapprof (every preset) and the demo: the compiler, the libraries the daemon links, and
 # Debian's python3 with debugpy, which runs debugpy's adapter and the demo's program and client.
 build_packages=(
-  build-essential cmake pkg-config git
+  build-essential cmake ninja-build pkg-config git
   libasio-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev libxxhash-dev libunwind-dev
   # The pprof writer (src/formats/pprof.cpp): protobuf's library and protoc, which generate its
   # classes from pprof's own profile.proto, installed by golang-github-google-pprof-dev with
