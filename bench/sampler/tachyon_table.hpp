@@ -9,6 +9,7 @@
 // round), the ratios are taken within a round, side by side, and the median of the rounds is what
 // is printed.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 #include <optional>
@@ -29,6 +30,7 @@ struct TachyonRow {
   std::string mode;  // "nonblocking" or "consistent" (dapprof's names)
   std::optional<double> dapprof_cpu, tachyon_cpu, cpu_ratio;     // µs per sample at 1 kHz
   std::optional<double> dapprof_rate, tachyon_rate, rate_ratio;  // samples/s flat out
+  std::vector<double> cpu_ratios, rate_ratios;  // each round's, printed beside their median
 };
 
 namespace tachyon_detail {
@@ -41,6 +43,12 @@ inline std::optional<double> median_of(const std::vector<double>& v) {
 
 inline std::string shown(const std::optional<double>& v, const char* format) {
   return v ? fmt::format(fmt::runtime(format), *v) : std::string("n/a");
+}
+
+// " (rounds 0.95, 1.02)": a median's values, which tell how far one noisy round moved it.
+inline std::string each(const std::vector<double>& v) {
+  if (v.size() < 2) return "";
+  return fmt::format(" (rounds {:.2f})", fmt::join(v, ", "));
 }
 
 }  // namespace tachyon_detail
@@ -121,6 +129,8 @@ inline std::vector<TachyonRow> tachyon_rows(Tachyon& tachyon, const Interpreter&
     row.dapprof_rate = median_of(dr);
     row.tachyon_rate = median_of(tr);
     row.rate_ratio = median_of(rr);
+    row.cpu_ratios = cr;
+    row.rate_ratios = rr;
     rows.push_back(row);
   }
   return rows;
@@ -142,11 +152,11 @@ inline void print_tachyon_table(const std::vector<TachyonRow>& rows, int rounds)
     };
     fmt::print(
         "  {} depth {:>4} / {:<11}: 1 kHz dapprof {:>6} µs/sample, tachyon {:>6} µs/sample, "
-        "ratio {}{}; flat out dapprof {:>7}/s, tachyon {:>7}/s, ratio {}{}\n",
+        "ratio {}{}{}; flat out dapprof {:>7}/s, tachyon {:>7}/s, ratio {}{}{}\n",
         r.interp, r.depth, r.mode, shown(r.dapprof_cpu, "{:.1f}"), shown(r.tachyon_cpu, "{:.1f}"),
-        shown(r.cpu_ratio, "{:.2f}"), mark(r.cpu_ratio, true), shown(r.dapprof_rate, "{:.0f}"),
-        shown(r.tachyon_rate, "{:.0f}"), shown(r.rate_ratio, "{:.2f}"),
-        mark(r.rate_ratio, false));
+        shown(r.cpu_ratio, "{:.2f}"), mark(r.cpu_ratio, true), each(r.cpu_ratios),
+        shown(r.dapprof_rate, "{:.0f}"), shown(r.tachyon_rate, "{:.0f}"),
+        shown(r.rate_ratio, "{:.2f}"), mark(r.rate_ratio, false), each(r.rate_ratios));
   }
 }
 
