@@ -5,9 +5,16 @@
 // core, reads and system calls per sample, how often a consistent read had to be retried or
 // paused, and how much each slows the program at 1 kHz. Then the RSS of `dapprof record` (and the
 // peer) over a minute, and the sampler issue's table: each row as filed beside this run's figure.
+// With CPython 3.15's own sampler as a peer (tachyon=), a last table: dapprof against it on the
+// targets it can read (its own version), CPU per sample at 1 kHz and rate flat out, by mode.
 //
-//   sampler_bench [--seconds S] [--rounds R] [--python PATH]... [--all] [--depth N]...
-//                 [--peer austin=PATH] [--rss-seconds S] [--dapprof PATH]
+//   sampler_bench [--seconds S] [--rounds R] [--python PATH|LABEL]... [--all] [--depth N]...
+//                 [--peer austin=PATH] [--peer tachyon=PYTHON3.15] [--rss-seconds S]
+//                 [--dapprof PATH]
+//
+// tachyon=PYTHON3.15 is CPython 3.15's interpreter as seen inside the target's root (e.g.
+// /usr/bin/python3.15 of the Debian unstable root: --python sid-3.15); it runs there through
+// chroot, so that peer needs root (it is skipped, saying why, without).
 //
 // Every figure of a target comes from the same run, interleaved, and the ratios are against
 // that run's baseline (the program alone, the reads-only loop, the peer). At 1 kHz, R rounds of
@@ -34,6 +41,7 @@
 #include "sampler_peer.hpp"
 #include "sleep_only.hpp"
 #include "summary.hpp"
+#include "tachyon_table.hpp"
 #include "target.hpp"
 
 namespace {
@@ -291,11 +299,13 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "interleaved rounds of the 1 kHz comparisons (median printed)")
       ->check(CLI::Range(1, 99));
   app.add_option("--python", pythons,
-                 "interpreter(s) to use (default: pyenv 3.12, Debian's 3.11, and "
-                 "3.14 and 3.15 of the Debian unstable root)");
+                 "interpreter(s) to use, by path or by tests/support/pythons.py label (default: "
+                 "pyenv 3.12, Debian's 3.11, and 3.14 and 3.15 of the Debian unstable root)");
   app.add_flag("--all", all, "every interpreter tests/support/pythons.py finds");
   app.add_option("--depth", depths, "stack depths to measure");
-  app.add_option("--peer", peers, "a peer profiler to measure beside: austin=PATH");
+  app.add_option("--peer", peers,
+                 "a peer profiler to measure beside: austin=PATH, or tachyon=PYTHON3.15 (CPython "
+                 "3.15's sampler, that interpreter inside the target's root; needs root)");
   app.add_option("--rss-seconds", rss_seconds,
                  "how long `dapprof record` (and austin) run while their RSS is read; 0: not")
       ->check(CLI::NonNegativeNumber);
@@ -303,21 +313,32 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   std::optional<std::string> austin;
+  std::optional<bench::Tachyon> tachyon;
   for (const auto& p : peers) {
     if (p.starts_with("austin=")) {
       austin = p.substr(7);
+    } else if (p.starts_with("tachyon=")) {
+      tachyon.emplace(p.substr(8));
     } else {
-      fmt::print(stderr, "unknown peer {} (known: austin=PATH)\n", p);
+      fmt::print(stderr, "unknown peer {} (known: austin=PATH, tachyon=PYTHON3.15)\n", p);
       return 2;
     }
   }
   std::vector<bench::Interpreter> interps;
-  for (const auto& p : pythons) interps.push_back({p, p, ""});
+  if (!pythons.empty()) {
+    // A label keeps what the path alone would lose: the root its interpreter runs in.
+    const auto known = bench::interpreters(DAPPROF_SOURCE_DIR, true);
+    for (const auto& p : pythons) {
+      const auto it = std::find_if(known.begin(), known.end(),
+                                   [&](const auto& i) { return i.label == p; });
+      interps.push_back(it == known.end() ? bench::Interpreter{p, p, ""} : *it);
+    }
+  }
   if (interps.empty()) interps = bench::interpreters(DAPPROF_SOURCE_DIR, all);
 
   fmt::print(
-      "CPU is the sampler's (dapprof: its sampling thread; austin: its process), user + "
-      "system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
+      "CPU is the sampler's (dapprof: its sampling thread; austin: its process; tachyon: its "
+      "process, its start-up taken out), user + system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
       "that found a stack moving and read again / paused the threads (the torn reads a "
       "consistent read caught); failed: reads whose stack could not be walked (the torn reads "
       "that show in nonblocking mode; one that walks is not caught there); calls = every "
@@ -325,8 +346,14 @@ int main(int argc, char** argv) {
   if (const bench::SyscallCounter probe; !probe.error().empty())
     fmt::print("System calls are not counted (the calls column says n/a): {}\n", probe.error());
   bench::Summary summary;
+  std::vector<bench::TachyonRow> beside_tachyon;
   for (const auto& interp : interps) {
-    for (int depth : depths) summary.add(bench_target(interp, depth, seconds, rounds, austin));
+    for (int depth : depths) {
+      summary.add(bench_target(interp, depth, seconds, rounds, austin));
+      if (!tachyon) continue;
+      const auto rows = bench::tachyon_rows(*tachyon, interp, depth, seconds, rounds);
+      beside_tachyon.insert(beside_tachyon.end(), rows.begin(), rows.end());
+    }
     if (idle > 0) idle_threads(interp, idle, seconds);
   }
   if (rss_seconds > 0) {
@@ -346,5 +373,6 @@ int main(int argc, char** argv) {
     }
   }
   summary.print();
+  bench::print_tachyon_table(beside_tachyon, rounds);
   return 0;
 }

@@ -2,6 +2,8 @@
 // The figures of one sampling run, and the peer profiler (austin) run beside dapprof: started
 // on the same target for the same time, its CPU from its rusage and its samples from its output.
 // Only a binary given on the command line is run; nothing of the peer is part of dapprof.
+// (CPython 3.15's sampler, the other peer, is run through the same process: tachyon_peer.hpp.)
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -36,18 +38,20 @@ struct Figures {
   std::size_t plan_regions = 0, plan_bytes = 0;
 };
 
-// A peer profiler's process: started from an argv, reaped with its rusage.
+// A peer profiler's process: started from an argv (looked up on PATH), its stdout and stderr to
+// `output`, reaped with its rusage.
 class PeerProcess {
  public:
-  explicit PeerProcess(const std::vector<std::string>& argv) {
+  explicit PeerProcess(const std::vector<std::string>& argv,
+                       const std::string& output = "/dev/null") {
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    if (posix_spawn(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
+    posix_spawn_file_actions_addopen(&fa, 1, output.c_str(), O_WRONLY | O_APPEND, 0);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    if (posix_spawnp(&pid_, args[0], &fa, nullptr, args.data(), environ) != 0) pid_ = -1;
     posix_spawn_file_actions_destroy(&fa);
   }
   ~PeerProcess() {
@@ -60,7 +64,7 @@ class PeerProcess {
   PeerProcess& operator=(const PeerProcess&) = delete;
   bool started() const { return pid_ > 0; }
   pid_t pid() const { return pid_; }
-  // Waits for it to end; its user + system CPU seconds.
+  // Waits for it to end; its user + system CPU seconds (with those of the children it reaped).
   std::optional<double> wait() {
     int status = 0;
     rusage ru{};
