@@ -43,20 +43,10 @@ void SampleReads::fetch(const ProcessMemory& memory) {
 
 void SampleReads::end() {
   active_ = false;
-  if (recent_.size() < kPlannedSamples) {
-    recent_.push_back(used_);
-  } else {
-    recent_[next_recent_].swap(used_);  // the oldest sample's reads make room (reused storage)
-    next_recent_ = (next_recent_ + 1) % kPlannedSamples;
-  }
-  used_.clear();
-  std::vector<std::pair<Address, std::size_t>>& all = all_reads_;
-  all.clear();
-  for (const auto& reads : recent_) all.insert(all.end(), reads.begin(), reads.end());
-  std::sort(all.begin(), all.end());
+  std::sort(used_.begin(), used_.end());
   std::vector<Region> plan;
   std::size_t bytes = 0;
-  for (const auto& [addr, size] : all) {
+  for (const auto& [addr, size] : used_) {
     if (!plan.empty() && addr <= plan.back().addr + plan.back().size + kMergeGap) {
       auto& last = plan.back();
       const Address end = std::max(last.addr + last.size, addr + size);

@@ -1,14 +1,9 @@
 #pragma once
 // The bytes one sample reads, fetched at its start in one system call. A running program's
-// stacks change little between samples, so the regions the last few samples used are, merged,
-// the next sample's plan: fetched together with one process_vm_readv, and every read the sample
-// makes is served from them where they cover it. Besides saving system calls, this makes a
-// sample's bytes (nearly) one instant's: they are copied in one call rather than over a dozen.
-//
-// Several samples, not one: a program going back and forth between two states (a loop and the
-// garbage collection it triggers, run from a callee's first instruction) would otherwise miss the
-// plan whenever its state changed, and a sampler that must then read again reads at a later
-// instant, when the shorter state has more likely ended: it would be under-counted.
+// stacks change little between samples, so the regions a sample used are, merged, the next
+// sample's plan: fetched together with one process_vm_readv, and every read the sample makes is
+// served from them where they cover it. Besides saving system calls, this makes a sample's bytes
+// (nearly) one instant's: they are copied in one call rather than over a dozen.
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -23,9 +18,8 @@ class SampleReads {
   // Fetches the plan (what the previous sample used). Unreadable regions (a freed frame) are
   // dropped, the rest kept: reads they would have served go to the process instead.
   void begin(const ProcessMemory& memory);
-  // What this sample and the kPlannedSamples - 1 before it used becomes the next plan.
+  // What this sample used becomes the next plan.
   void end();
-  static constexpr std::size_t kPlannedSamples = 8;
 
   // The fetched bytes of [addr, addr + size), or nullptr if no region holds all of them.
   const std::byte* find(Address addr, std::size_t size) const;
@@ -56,10 +50,6 @@ class SampleReads {
   std::vector<Region> regions_;  // sorted by address, disjoint
   std::vector<std::byte> data_;
   std::vector<std::pair<Address, std::size_t>> used_;  // this sample's reads
-  // The reads of the last kPlannedSamples samples, oldest first (ring): the plan's sources.
-  std::vector<std::vector<std::pair<Address, std::size_t>>> recent_;
-  std::size_t next_recent_ = 0;
-  std::vector<std::pair<Address, std::size_t>> all_reads_;  // end()'s scratch, kept for its storage
 };
 
 }  // namespace dapprof::sampler::process

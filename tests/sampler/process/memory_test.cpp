@@ -244,42 +244,6 @@ TEST(SampleReads, TheNextSampleIsFetchedInOneCallAndServedFromIt) {
   EXPECT_EQ(reads.plan().size(), 3u);
 }
 
-TEST(SampleReads, WhatAnyOfTheLastSamplesReadStaysPlanned) {
-  Sampled t;
-  ASSERT_NE(t.c.buffer, 0u);
-  auto& [c, mem, reads] = t;
-  std::uint32_t other = 0;
-  // One sample reads the three places (a deeper stack), the next ones only another.
-  reads.begin(mem);
-  ThreeReads first;
-  ASSERT_TRUE(first.read(mem, c.buffer));
-  reads.end();
-  for (std::size_t i = 1; i < SampleReads::kPlannedSamples; ++i) {
-    reads.begin(mem);
-    ASSERT_TRUE(mem.read(c.buffer + 15000, &other, sizeof other));
-    reads.end();
-    ASSERT_EQ(reads.plan().size(), 3u) << "after " << i << " samples without the deeper stack";
-  }
-  // When the deeper stack comes back within those samples, it is served from the fetch.
-  reads.begin(mem);
-  const auto before = mem.syscalls();
-  ThreeReads again;
-  ASSERT_TRUE(again.read(mem, c.buffer));
-  again.expect(100, 9000, 9040);
-  EXPECT_EQ(mem.syscalls(), before);
-  EXPECT_TRUE(reads.complete());
-  reads.end();
-  // Once no sample of the last kPlannedSamples read them, they leave the plan.
-  for (std::size_t i = 0; i < SampleReads::kPlannedSamples; ++i) {
-    reads.begin(mem);
-    ASSERT_TRUE(mem.read(c.buffer + 15000, &other, sizeof other));
-    reads.end();
-  }
-  const auto plan = reads.plan();
-  ASSERT_EQ(plan.size(), 1u);
-  EXPECT_EQ(plan[0].first, c.buffer + 15000);
-}
-
 TEST(SampleReads, AnUnmappedRegionIsDroppedAndTheRestServed) {
   Sampled t;
   ASSERT_NE(t.c.buffer, 0u);
