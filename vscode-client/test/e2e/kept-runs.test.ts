@@ -60,8 +60,8 @@ let ended = { samples: 0, summary: '', pid: '', crunch: 0 };
  * The flame graph panel's page while it shows the run of `session` (the exported file's editor is
  * the same page, for another run).
  */
-async function panelOf(session: string): Promise<Frame> {
-  for (const deadline = Date.now() + LONG; Date.now() < deadline; await sleep(250)) {
+async function panelOf(session: string, timeout = LONG): Promise<Frame> {
+  for (const deadline = Date.now() + timeout; Date.now() < deadline; await sleep(250)) {
     for (const f of page.frames()) {
       if (f.isDetached()) continue;
       if (await f.evaluate((s) => (window as any).__dapprof?.run?.session === s, session).catch(() => false)) return f;
@@ -271,7 +271,21 @@ test('after a window reload, Open a Kept Run… lists the runs and reopens the e
     await screenshot('kept-runs-after-reload');
     await endedRow.click();
     await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
-    const frame = await panelOf(DEBUGGED);
+    // Once in CI the panel opened just after the reload stayed a blank page (its script never
+    // ran, for 100 s) while the export editor restored beside it loaded: that is logged, and the
+    // panel is closed and the run opened again, as a person would. A panel that never shows the
+    // run still fails the step.
+    let frame = await panelOf(DEBUGGED, 30_000).catch(() => undefined);
+    if (!frame) {
+      note('the reopened panel did not load its page; closing it and opening the kept run again');
+      await page.locator('.tab[aria-label^="Flame Graph"] .codicon-close').first().click();
+      await page.waitForFunction(() => !document.querySelector('.tab[aria-label^="Flame Graph"]'), undefined, { timeout: STEP });
+      await wb.runExtensionCommand('dapprof: Open a Kept Run…');
+      await endedRow.waitFor({ timeout: LONG });
+      await endedRow.click();
+      await page.waitForSelector('.tab[aria-label^="Flame Graph"]', { timeout: LONG });
+      frame = await panelOf(DEBUGGED);
+    }
     await frame.waitForFunction(() => document.getElementById('state')?.textContent === 'Stopped', undefined, { timeout: LONG });
     const shown = await modelOf(frame, busy);
     assert.equal(shown.samples, ended.samples, 'the reopened run has every sample');
