@@ -144,7 +144,7 @@ std::size_t ProcessMemory::read_prefix(std::span<const Chunk> chunks) const {
   return move(chunks).whole;
 }
 
-Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_len) const {
+Result<std::string> ProcessMemory::read_cstring_prefix(Address addr, std::size_t max_len) const {
   std::string out;
   char buf[256];
   while (out.size() < max_len) {
@@ -161,9 +161,17 @@ Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_le
     out.append(buf, want);
     addr += want;
   }
-  return Error{
-      fmt::format("string at {:#x} in process {} longer than {} bytes", addr, pid_, max_len),
-      ErrorCode::Generic};
+  return out;
+}
+
+Result<std::string> ProcessMemory::read_cstring(Address addr, std::size_t max_len) const {
+  // One byte more than allowed tells a string of max_len bytes from a longer one.
+  auto out = read_cstring_prefix(addr, max_len + 1);
+  if (out && out->size() > max_len)
+    return Error{
+        fmt::format("string at {:#x} in process {} longer than {} bytes", addr, pid_, max_len),
+        ErrorCode::Generic};
+  return out;
 }
 
 }  // namespace dapprof::sampler::process

@@ -73,8 +73,11 @@ class ProcessMemory {
   // sample; the caller notes the part it used.
   Status read_ahead(Address addr, void* out, std::size_t size) const;
 
-  // A NUL-terminated C string of at most max_len bytes.
+  // A NUL-terminated C string of at most max_len bytes (an error if it is longer).
   Result<std::string> read_cstring(Address addr, std::size_t max_len = 4096) const;
+  // Its first max_len bytes at most (cut there if longer). Reads stop at page boundaries, so a
+  // string that ends just before unmapped memory is read whole.
+  Result<std::string> read_cstring_prefix(Address addr, std::size_t max_len) const;
 
   // Number of system calls made so far (for benchmarks).
   std::uint64_t syscalls() const { return syscalls_; }

@@ -1,8 +1,5 @@
 #include "sampler/python/asyncio_legacy_kinds.hpp"
 
-#include <array>
-#include <cstring>
-
 namespace dapprof::sampler::python {
 namespace {
 
@@ -53,18 +50,7 @@ Result<ObjectKind> ObjectKinds::of_type(Address type) {
 }
 
 Result<std::string> ObjectKinds::type_name(Address type) const {
-  const auto& mem = objects_.memory();
-  auto name = mem.read<Address>(type + objects_.layout().type_name);
-  if (!name) return as_torn(name.error());
-  if (*name < 4096) return torn("implausible type name");
-  // A C string of unknown length, possibly near the end of its mapping: read what can be.
-  std::array<char, kMaxTypeName + 1> text{};
-  if (!mem.read(*name, text.data(), kMaxTypeName)) {
-    const Address page_end = (*name | 4095) + 1;
-    const auto n = std::min<std::size_t>(kMaxTypeName, page_end - *name);
-    if (auto s = mem.read(*name, text.data(), n); !s) return as_torn(s.error());
-  }
-  return std::string(text.data(), strnlen(text.data(), kMaxTypeName));
+  return objects_.type_name(type, kMaxTypeName);
 }
 
 }  // namespace dapprof::sampler::python

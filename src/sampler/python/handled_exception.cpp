@@ -1,8 +1,5 @@
 #include "sampler/python/handled_exception.hpp"
 
-#include <algorithm>
-#include <array>
-
 namespace dapprof::sampler::python {
 namespace {
 
@@ -46,23 +43,10 @@ Result<std::string> HandledExceptions::of(Address tstate) {
 
 Result<std::string> HandledExceptions::type_name(Address type) {
   if (auto it = names_.find(type); it != names_.end()) return it->second;
-  if (!plausible(type)) return torn("implausible type address");
-  const auto& mem = objects_.memory();
-  auto text = mem.read_pointer(type + objects_.layout().type_name);
-  if (!text) return as_torn(text.error());
-  // tp_name is a C string of unknown length: read in small steps, so that its end may lie just
-  // before unmapped memory.
-  std::string name;
-  std::array<char, 16> part{};
-  while (name.size() < kMaxTypeName) {
-    if (auto s = mem.read(*text + name.size(), part.data(), part.size()); !s)
-      return as_torn(s.error());
-    const char* end = std::find(part.begin(), part.end(), '\0');
-    name.append(part.data(), static_cast<std::size_t>(end - part.data()));
-    if (end != part.end()) break;
-  }
+  auto name = objects_.type_name(type, kMaxTypeName);
+  if (!name) return name.error();
   if (names_.size() >= kMaxCachedTypes) names_.clear();
-  names_.emplace(type, name);
+  names_.emplace(type, *name);
   return name;
 }
 

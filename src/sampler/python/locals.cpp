@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 
 #include "sampler/python/value_text.hpp"
@@ -135,24 +134,9 @@ Result<std::vector<model::LocalVariable>> LocalsReader::read(Address frame, Addr
 
 Result<std::string> LocalsReader::type_name(Address type) const {
   if (auto it = type_names_.find(type); it != type_names_.end()) return it->second;
-  if (!plausible(type)) return torn("implausible type address");
-  Address name_ptr = 0;
-  if (auto s =
-          objects_.memory().read(type + objects_.layout().type_name, &name_ptr, sizeof name_ptr);
-      !s)
-    return as_torn(s.error());
-  // tp_name is a C string of unknown length: read it in small steps so that its end may lie
-  // just before unmapped memory.
-  std::string name;
-  std::array<char, 16> part{};
-  while (name.size() < kMaxTypeName) {
-    if (auto s = objects_.memory().read(name_ptr + name.size(), part.data(), part.size()); !s)
-      return as_torn(s.error());
-    const char* end = std::find(part.data(), part.data() + part.size(), '\0');
-    name.append(part.data(), static_cast<std::size_t>(end - part.data()));
-    if (end != part.data() + part.size()) break;
-  }
-  type_names_.emplace(type, name);
+  auto name = objects_.type_name(type, kMaxTypeName);
+  if (!name) return name.error();
+  type_names_.emplace(type, *name);
   return name;
 }
 

@@ -27,6 +27,16 @@ Result<Address> Objects::type_of(Address object) const {
   return *t;
 }
 
+Result<std::string> Objects::type_name(Address type, std::size_t max_len) const {
+  if (!plausible(type)) return torn("implausible type address");
+  auto text = mem_.read_pointer(type + l_.type_name);
+  if (!text) return as_torn(text.error());
+  if (*text < 4096) return torn("implausible type name");
+  auto name = mem_.read_cstring_prefix(*text, max_len);
+  if (!name) return as_torn(name.error());
+  return name;
+}
+
 Result<std::string> Objects::str(Address object, std::size_t max_chars, std::size_t* length) const {
   if (!plausible(object)) return torn("implausible str address");
   // The header of a short ASCII string can be smaller than PyCompactUnicodeObject: read the

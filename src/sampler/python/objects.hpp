@@ -66,6 +66,8 @@ class Objects {
   const TypeAddresses& types() const { return types_; }
 
   Result<Address> type_of(Address object) const;
+  // A type object's tp_name, cut at max_len bytes.
+  Result<std::string> type_name(Address type, std::size_t max_len) const;
   // UTF-8; with max_chars, only that many code points are read, and `length` (if given)
   // receives the whole string's.
   Result<std::string> str(Address object, std::size_t max_chars = SIZE_MAX,

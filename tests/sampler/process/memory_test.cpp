@@ -58,6 +58,15 @@ TEST(ProcessMemory, ReadsKnownBufferOfChild) {
   EXPECT_EQ(*text, "dapprof says hello");
   auto truncated = mem.read_cstring(c.text, 5);
   EXPECT_FALSE(truncated);
+  auto exact = mem.read_cstring(c.text, text->size());
+  ASSERT_TRUE(exact) << exact.message();
+  EXPECT_EQ(*exact, *text);
+  auto prefix = mem.read_cstring_prefix(c.text, 5);
+  ASSERT_TRUE(prefix) << prefix.message();
+  EXPECT_EQ(*prefix, "dappr");
+  auto whole = mem.read_cstring_prefix(c.text, 200);
+  ASSERT_TRUE(whole) << whole.message();
+  EXPECT_EQ(*whole, *text);
 }
 
 TEST(ProcessMemory, ReadManyUsesOneSystemCall) {
