@@ -80,6 +80,10 @@ void add_record(CLI::App& app, int& exit_code) {
           "--nolineno", [options] { options->lines = sampler::LineNumbers::None; },
           "Do not show line numbers")
       ->excludes(function);
+  record->add_flag("--opcodes", options->opcodes,
+                   "Sample each frame's bytecode instruction (offset, opcode, specialised form) "
+                   "and, from Python 3.11, its source columns: speedscope, gecko and pprof show "
+                   "them");
   record->add_flag("--full-filenames", options->full_filenames,
                    "Show full file paths instead of paths from the top-level package (formats "
                    "people read; cpuprofile and pprof always keep full paths)");
