@@ -20,6 +20,7 @@ struct DumpOptions {
   bool locals = false;
   bool async_tasks = false;  // --async: the asyncio task tree rather than the threads' stacks
   bool gc = true;            // --no-gc: no (garbage collection) frame
+  bool opcodes = false;      // each Python frame's bytecode instruction
 };
 
 struct RecordOptions {
