@@ -155,9 +155,9 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
     for (const auto frame : profile.stacks()[stack_index]) {
       const auto& i = profile.frames()[frame].instruction;
       if (!i) continue;
-      const auto label = [&](std::int64_t key) {
+      const auto label = [&](std::int64_t label_key) {
         auto* l = sample->add_label();
-        l->set_key(key);
+        l->set_key(label_key);
         return l;
       };
       label(opcode_key)->set_str(strings.index(instruction_name(*i)));
