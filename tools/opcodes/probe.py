@@ -32,7 +32,7 @@ caches = getattr(opcode, "_inline_cache_entries", None)
 def cache_entries(name):
     if caches is None:
         return 0
-    if isinstance(caches, dict):  # 3.13+: by name
+    if hasattr(caches, "keys"):  # 3.13+: by name (a frozendict on 3.15)
         return caches.get(name, 0)
     return caches[opmap[name]] if opmap[name] < len(caches) else 0  # 3.11-3.12: by number
 
