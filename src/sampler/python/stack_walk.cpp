@@ -296,7 +296,8 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
     frames.push_back(frame_of(*info, offset));
-    if (opcodes_) pending_.push_back({frames.size() - 1, rf.code, info, offset, -1, {}});
+    if (opcodes_)
+      pending_.push_back({frames.size() - 1, rf.code, info, offset, -1, {}, pending_.size()});
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
@@ -313,6 +314,10 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
   const bool adaptive = l.at_least(3, 11);
   units_.assign(pending_.size(), 0);
   unit_chunks_.clear();
+  // A recursion's frames sit at the same instruction of the same code object: their code unit is
+  // read once, into the unit of the first of them.
+  Address last_unit = 0;
+  std::size_t last_index = 0;
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     PendingInstruction& p = pending_[i];
     const CodeInfo& info = *p.info;
@@ -342,8 +347,14 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
     p.positions = slot.positions;
     if (p.start < 0) continue;
     if (adaptive) {
-      unit_chunks_.push_back(
-          {p.code + l.code_code_adaptive + static_cast<Address>(slot.start), &units_[i], 1});
+      const Address unit = p.code + l.code_code_adaptive + static_cast<Address>(slot.start);
+      if (unit == last_unit) {
+        p.same_unit_as = last_index;
+        continue;
+      }
+      last_unit = unit;
+      last_index = i;
+      unit_chunks_.push_back({unit, &units_[i], 1});
     } else {
       units_[i] = info.bytecode[static_cast<std::size_t>(slot.start)];
     }
@@ -352,7 +363,7 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     const PendingInstruction& p = pending_[i];
     if (p.start < 0) continue;
-    model::Instruction instruction = opcodes_->instruction(p.start, units_[i]);
+    model::Instruction instruction = opcodes_->instruction(p.start, units_[p.same_unit_as]);
     instruction.line = p.positions.line;
     instruction.end_line = p.positions.end_line;
     instruction.column = p.positions.column;

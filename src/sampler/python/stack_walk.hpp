@@ -149,6 +149,7 @@ class StackWalker {
     std::int64_t offset;      // as the frame's pointer gives it
     std::int64_t start = -1;  // of the instruction covering it; -1: none
     Positions positions;
+    std::size_t same_unit_as;  // the pending instruction whose code unit is this one's (itself)
   };
   std::vector<PendingInstruction> pending_;
   std::vector<std::uint8_t> units_;
