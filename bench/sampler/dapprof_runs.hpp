@@ -23,10 +23,12 @@
 namespace dapprof::bench {
 
 // dapprof sampling `pid` at `rate` for `seconds`. With `progress` and `work`, the program's work
-// rate while sampled is measured from 200 ms in and put in `*work`.
+// rate while sampled is measured from 200 ms in and put in `*work`. `opcodes`: each frame's
+// instruction read too (record --opcodes).
 inline std::optional<Figures> run_dapprof(pid_t pid, double rate, bool nonblocking, double seconds,
                                           Progress* progress = nullptr,
-                                          std::optional<double>* work = nullptr) {
+                                          std::optional<double>* work = nullptr,
+                                          bool opcodes = false) {
   using namespace dapprof::sampler;
   using Clock = std::chrono::steady_clock;
   std::mutex m;
@@ -40,6 +42,7 @@ inline std::optional<Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
   std::uint64_t counted_from = 0;
   const auto reads_before = process::ProcessMemory::total_syscalls();
   SamplerOptions opts{.sampling = {.rate_hz = rate, .nonblocking = nonblocking}};
+  opts.opcodes = opcodes;
   const auto begin = Clock::now();
   auto sampler = Sampler::start(
       pid, opts,

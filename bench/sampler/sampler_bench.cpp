@@ -7,6 +7,7 @@
 // peer) over a minute, and the sampler issue's table: each row as filed beside this run's figure.
 // With CPython 3.15's own sampler as a peer (tachyon=), a last table: dapprof against it on the
 // targets it can read (its own version), CPU per sample at 1 kHz and rate flat out, by mode.
+// Per target also: CPU per sample flat out with record --opcodes against without (same run).
 //
 //   sampler_bench [--seconds S] [--rounds R] [--python PATH|LABEL]... [--all] [--depth N]...
 //                 [--peer austin=PATH] [--peer tachyon=PYTHON3.15] [--rss-seconds S]
@@ -231,7 +232,28 @@ bench::TargetFigures bench_target(const bench::Interpreter& interp, int depth, d
   const auto reads = reads_only(target, seconds);
   if (reads) print_row("reads only (loop)", *reads);
 
+  // record --opcodes against the same sampler without, flat out (where CPU per sample is the
+  // sampler's alone, not its wakes'), in interleaved rounds.
+  std::vector<double> opcode_ratios;
+  std::optional<bench::Figures> plain_row, opcodes_row;
+  for (int r = 0; r < rounds_asked; ++r) {
+    std::optional<bench::Figures> plain, with;
+    for (bool opcodes : {r % 2 == 1, r % 2 == 0}) {
+      (opcodes ? with : plain) =
+          run_dapprof(target, kMax, false, seconds, nullptr, nullptr, opcodes);
+    }
+    if (plain && with && plain->cpu_us_per_sample > 0) {
+      opcode_ratios.push_back(with->cpu_us_per_sample / plain->cpu_us_per_sample);
+      plain_row = plain;
+      opcodes_row = with;
+    }
+  }
+  if (plain_row) print_row("consistent, last round", *plain_row);
+  if (opcodes_row) print_row("consistent --opcodes", *opcodes_row);
+
   fmt::print("  ratios (this run; 1 kHz: the median of {} interleaved rounds):\n", rounds.size());
+  fmt::print("    CPU/sample flat out, --opcodes / without: {}  [goal <= 1.10]\n",
+             over_rounds(opcode_ratios, "{:.2f}"));
   if (peer) {
     const double target_ratio = depth <= 3 ? 1.0 : depth <= 100 ? 0.5 : 0.2;
     const auto cpu_ratio = [&](const std::string& who) {
@@ -329,8 +351,8 @@ int main(int argc, char** argv) {
     // A label keeps what the path alone would lose: the root its interpreter runs in.
     const auto known = bench::interpreters(DAPPROF_SOURCE_DIR, true);
     for (const auto& p : pythons) {
-      const auto it = std::find_if(known.begin(), known.end(),
-                                   [&](const auto& i) { return i.label == p; });
+      const auto it =
+          std::find_if(known.begin(), known.end(), [&](const auto& i) { return i.label == p; });
       interps.push_back(it == known.end() ? bench::Interpreter{p, p, ""} : *it);
     }
   }
@@ -338,7 +360,8 @@ int main(int argc, char** argv) {
 
   fmt::print(
       "CPU is the sampler's (dapprof: its sampling thread; austin: its process; tachyon: its "
-      "process, its start-up taken out), user + system; reads = process_vm_readv calls per sample; retried/paused: consistent reads "
+      "process, its start-up taken out), user + system; reads = process_vm_readv calls per sample; "
+      "retried/paused: consistent reads "
       "that found a stack moving and read again / paused the threads (the torn reads a "
       "consistent read caught); failed: reads whose stack could not be walked (the torn reads "
       "that show in nonblocking mode; one that walks is not caught there); calls = every "

@@ -9,6 +9,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "formats/instructions.hpp"
 #include "formats/json_out.hpp"
 #include "formats/writers.hpp"
 
@@ -106,9 +107,15 @@ class ThreadTables {
     const auto [it, added] = frame_ids_.try_emplace(profile_frame, frame_rows_.size());
     if (added) {
       const auto& f = profile_.frames()[profile_frame];
-      frame_rows_.push_back(
-          Json::array({string(location(f)), false, nullptr, nullptr,
-                       f.line > 0 ? Json(f.line) : Json(nullptr), nullptr, category(f), 0}));
+      // With --opcodes: the instruction as the frame's implementation (a string, which the
+      // profiler shows beside the function as it shows a JIT tier) and its column, 1-based as
+      // the profiler counts them.
+      const auto& i = f.instruction;
+      frame_rows_.push_back(Json::array(
+          {string(location(f)), false, nullptr,
+           i ? Json(string(instruction_label(*i))) : Json(nullptr),
+           f.line > 0 ? Json(f.line) : Json(nullptr),
+           i && i->has_columns() ? Json(i->column + 1) : Json(nullptr), category(f), 0}));
     }
     return it->second;
   }

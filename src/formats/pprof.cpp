@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "formats/instructions.hpp"
 #include "formats/writers.hpp"
 #include "profile.pb.h"
 
@@ -115,6 +116,10 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
   const auto tid_key = strings.index("tid");
   const auto pid_key = strings.index("pid");
   const auto task_key = strings.index("task");
+  const auto opcode_key = strings.index("opcode");
+  const auto base_opcode_key = strings.index("base_opcode");
+  const auto offset_key = strings.index("offset");
+  const auto column_key = strings.index("column");
   for (const auto& [key, weight] : weights) {
     const auto& [thread_index, stack_index] = key;
     const auto& thread = profile.threads()[thread_index];
@@ -142,6 +147,25 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
       auto* task = sample->add_label();
       task->set_key(task_key);
       task->set_str(strings.index(f.function));
+      break;
+    }
+    // With --opcodes, the instruction of the innermost frame that has one (pprof has a place for
+    // neither instructions nor columns in a location): `pprof -tags` shows the mix,
+    // `-tagfocus opcode=BINARY_OP_MULTIPLY_INT` selects by it.
+    for (const auto frame : profile.stacks()[stack_index]) {
+      const auto& i = profile.frames()[frame].instruction;
+      if (!i) continue;
+      const auto label = [&](std::int64_t label_key) {
+        auto* l = sample->add_label();
+        l->set_key(label_key);
+        return l;
+      };
+      label(opcode_key)->set_str(strings.index(instruction_name(*i)));
+      label(base_opcode_key)->set_str(strings.index(std::string(i->base_name)));
+      auto* offset = label(offset_key);
+      offset->set_num(i->offset);
+      offset->set_num_unit(strings.index("bytes"));
+      if (i->has_columns()) label(column_key)->set_num(i->column);
       break;
     }
   }

@@ -22,6 +22,22 @@ nlohmann::ordered_json snapshot_to_json(const model::Snapshot& snapshot,
           locals.push_back({{"name", v.name}, {"value", v.value}, {"argument", v.argument}});
         frame["locals"] = std::move(locals);
       }
+      if (const auto& i = f.instruction) {
+        Json instruction = {{"offset", i->offset},
+                            {"opcode", i->opcode},
+                            {"name", i->name},
+                            {"base_opcode", i->base_opcode},
+                            {"base_name", i->base_name}};
+        if (i->line > 0) {
+          instruction["line"] = i->line;
+          instruction["end_line"] = i->end_line;
+        }
+        if (i->has_columns()) {
+          instruction["column"] = i->column;
+          instruction["end_column"] = i->end_column;
+        }
+        frame["instruction"] = std::move(instruction);
+      }
       if (f.python()) ++python_frames;
       frames.push_back(std::move(frame));
     }

@@ -1,6 +1,7 @@
 // https://www.speedscope.app/file-format-schema.json
 #include <fmt/format.h>
 
+#include "formats/instructions.hpp"
 #include "formats/json_out.hpp"
 #include "formats/writers.hpp"
 
@@ -17,10 +18,16 @@ std::string thread_title(const model::ThreadInfo& t) {
 void write_speedscope(const Profile& profile, std::ostream& out, const WriteOptions&) {
   Json frames = Json::array();
   for (const auto& f : profile.frames()) {
-    Json frame = {{"name", f.function}};
+    // With --opcodes, each instruction of a line is a frame of its own, named after it: speedscope
+    // keys frames by name, file and line, and shows only the name.
+    Json frame = {{"name", f.instruction ? fmt::format("{} [{}]", f.function,
+                                                       instruction_label(*f.instruction))
+                                         : f.function}};
     // A native frame without line tables is still placed: in its shared object.
     if (auto place = model::frame_place(f); !place.empty()) frame["file"] = std::move(place);
     if (f.line > 0) frame["line"] = f.line;
+    // speedscope's columns are 1-based; CPython's 0-based.
+    if (f.instruction && f.instruction->has_columns()) frame["col"] = f.instruction->column + 1;
     frames.push_back(std::move(frame));
   }
 

@@ -23,7 +23,11 @@ std::uint64_t frame_hash(const model::Frame& f) {
   const std::int64_t tail =
       (static_cast<std::int64_t>(f.line) << 5) | (static_cast<std::int64_t>(f.task_state) << 3) |
       (static_cast<std::int64_t>(f.origin) << 2) | static_cast<std::int64_t>(f.kind);
-  return XXH3_64bits_withSeed(&tail, sizeof tail, h);
+  h = XXH3_64bits_withSeed(&tail, sizeof tail, h);
+  if (!f.instruction) return h;  // a profile without opcodes hashes as it always did
+  const auto& i = *f.instruction;
+  const std::int64_t where[] = {(std::int64_t{i.offset} << 8) | i.opcode, i.column, i.end_column};
+  return XXH3_64bits_withSeed(where, sizeof where, h);
 }
 
 std::uint64_t stack_hash(const StackTable::Stack& s) {
@@ -37,7 +41,8 @@ bool StackTable::same_frame(const model::Frame& frame, std::uint32_t index) cons
   const auto& kept = frames_[index];
   return frame.line == kept.line && frame.kind == kept.kind &&
          frame.task_state == kept.task_state && frame.origin == given_origin_[index] &&
-         frame.function == kept.function && frame.file == kept.file && frame.module == kept.module;
+         frame.instruction == kept.instruction && frame.function == kept.function &&
+         frame.file == kept.file && frame.module == kept.module;
 }
 
 std::uint32_t StackTable::add_frame(const model::Frame& frame) {

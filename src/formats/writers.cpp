@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "formats/debugger_view.hpp"
+#include "formats/instructions.hpp"
 
 namespace dapprof::formats {
 
@@ -13,6 +14,9 @@ void write(model::ProfileFormat format, const Profile& profile, std::ostream& ou
     WriteOptions shown = options;
     shown.hide_debugger = false;
     return write(format, without_debugger(profile), out, shown);
+  }
+  if (!shows_instructions(format) && has_instructions(profile)) {
+    return write(format, without_instructions(profile), out, options);
   }
   switch (format) {
     case ProfileFormat::Speedscope:

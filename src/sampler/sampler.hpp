@@ -64,6 +64,10 @@ struct AttachOptions {
   // sampling mode "exception").
   bool exceptions = false;
   LineNumbers lines = LineNumbers::Current;
+  // Each Python frame of a thread's stack gets its bytecode instruction (model::Instruction; with
+  // its source columns from 3.11): one more batched read per sample (3.11+), where the version
+  // has a generated opcode table (3.8-3.15).
+  bool opcodes = false;
   // Sample by asyncio task (model::AsyncMode; python/task_stacks.hpp says what a sample is then).
   // Attach fails with UnsupportedVersion on a version whose tasks cannot be read.
   model::AsyncMode async = model::AsyncMode::Off;
@@ -101,6 +105,7 @@ struct SamplerOptions {
   std::chrono::milliseconds wait_for_interpreter{0};
   bool native_all = false;  // see AttachOptions
   LineNumbers lines = LineNumbers::Current;
+  bool opcodes = false;  // see AttachOptions
 };
 
 struct SamplerStats {

@@ -45,6 +45,9 @@ void add_dump(CLI::App& app, int& exit_code) {
   dump->add_flag_callback(
       "--no-gc", [options] { options->gc = false; },
       "No (garbage collection) frame on top of the stack of the thread running a collection");
+  dump->add_flag("--opcodes", options->opcodes,
+                 "Show each Python frame's bytecode instruction (offset, opcode) and, from "
+                 "Python 3.11, its source columns");
   dump->add_flag("--native-all", options->native_all,
                  "With native frames, also keep the interpreter's own call machinery and thread "
                  "start-up frames (implies --native)");
@@ -80,6 +83,10 @@ void add_record(CLI::App& app, int& exit_code) {
           "--nolineno", [options] { options->lines = sampler::LineNumbers::None; },
           "Do not show line numbers")
       ->excludes(function);
+  record->add_flag("--opcodes", options->opcodes,
+                   "Sample each frame's bytecode instruction (offset, opcode, specialised form) "
+                   "and, from Python 3.11, its source columns: speedscope, gecko and pprof show "
+                   "them");
   record->add_flag("--full-filenames", options->full_filenames,
                    "Show full file paths instead of paths from the top-level package (formats "
                    "people read; cpuprofile and pprof always keep full paths)");

@@ -7,6 +7,7 @@
 
 #include "app/cli/options.hpp"
 #include "app/cli/proc_info.hpp"
+#include "formats/instructions.hpp"
 #include "formats/snapshot_json.hpp"
 #include "sampler/sampler.hpp"
 
@@ -24,7 +25,15 @@ std::string frame_text(const model::Frame& f) {
   }
   if (f.file.empty()) return f.function;
   if (f.line <= 0) return fmt::format("{} ({})", f.function, f.file);
-  return fmt::format("{} ({}:{})", f.function, f.file, f.line);
+  std::string text = fmt::format("{} ({}:{})", f.function, f.file, f.line);
+  if (const auto& i = f.instruction) {
+    // "[BINARY_OP_MULTIPLY_INT @62 (BINARY_OP), col 16-26]": columns 1-based, as editors count.
+    text += fmt::format(" [{}", formats::instruction_label(*i));
+    if (i->specialised()) text += fmt::format(" ({})", i->base_name);
+    if (i->has_columns()) text += fmt::format(", col {}-{}", i->column + 1, i->end_column);
+    text += "]";
+  }
+  return text;
 }
 
 // As py-spy lays them out: the arguments, then the other locals, under the frame.
@@ -72,6 +81,7 @@ int run_dump(const DumpOptions& options) {
   attach.native = options.native || options.native_all;
   attach.native_all = options.native_all;
   attach.locals = options.locals;
+  attach.opcodes = options.opcodes;
   if (attach.native && attach.nonblocking) {
     fmt::print(stderr,
                "dapprof: error: --native needs the program paused while its stacks are read: "

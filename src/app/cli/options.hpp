@@ -20,6 +20,7 @@ struct DumpOptions {
   bool locals = false;
   bool async_tasks = false;  // --async: the asyncio task tree rather than the threads' stacks
   bool gc = true;            // --no-gc: no (garbage collection) frame
+  bool opcodes = false;      // each Python frame's bytecode instruction
 };
 
 struct RecordOptions {
@@ -33,6 +34,7 @@ struct RecordOptions {
   bool hide_debugger = false;  // the file and summary without debugpy's and pydevd's frames
   bool native_all = false;     // implies native
   sampler::LineNumbers lines = sampler::LineNumbers::Current;  // --function, --nolineno
+  bool opcodes = false;  // each frame's bytecode instruction, where the format has a place for it
   bool full_filenames = false;  // else short ones where the format is read by people
   bool hide_progress = false;
   std::optional<std::string> capture;  // where the started program's stdout and stderr go

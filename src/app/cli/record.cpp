@@ -158,8 +158,10 @@ int run_record(const RecordOptions& o) {
   rec.profile.start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                                   std::chrono::system_clock::now().time_since_epoch())
                                   .count();
+  sampler::SamplerOptions options = sampler_options(target, o.sampling, o.native_all, o.lines);
+  options.opcodes = o.opcodes;
   auto sampling = start_sampler(
-      target, sampler_options(target, o.sampling, o.native_all, o.lines),
+      target, options,
       [&rec, &short_filenames, learn = !o.full_filenames](model::Snapshot&& snap) {
         std::lock_guard lock(rec.mutex);
         const std::size_t known = rec.profile.frames().size();

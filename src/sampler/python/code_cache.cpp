@@ -32,6 +32,7 @@ CodeInfo CodeCache::identity(std::span<const std::byte> header) const {
   info.qualname_ptr = field<Address>(header, l.code_qualname);
   info.filename_ptr = field<Address>(header, l.code_filename);
   info.linetable_ptr = field<Address>(header, l.code_linetable);
+  info.code_bytes_ptr = field<Address>(header, l.code_code);
   info.first_line = field<int>(header, l.code_firstlineno);
   info.first_traceable = field<int>(header, l.code_firsttraceable);
   // A code object is a variable-size object like a tuple: its size word is where a tuple's is.
@@ -45,8 +46,8 @@ Result<const CodeInfo*> CodeCache::get(Address code, std::span<const std::byte> 
     const CodeInfo& c = it->second;
     if (c.name_ptr == fresh.name_ptr && c.qualname_ptr == fresh.qualname_ptr &&
         c.filename_ptr == fresh.filename_ptr && c.linetable_ptr == fresh.linetable_ptr &&
-        c.first_line == fresh.first_line && c.first_traceable == fresh.first_traceable &&
-        c.code_units == fresh.code_units) {
+        c.code_bytes_ptr == fresh.code_bytes_ptr && c.first_line == fresh.first_line &&
+        c.first_traceable == fresh.first_traceable && c.code_units == fresh.code_units) {
       return &c;
     }
     cache_.erase(it);

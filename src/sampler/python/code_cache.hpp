@@ -22,6 +22,7 @@ struct CodeInfo {
   Address qualname_ptr = 0;
   Address filename_ptr = 0;
   Address linetable_ptr = 0;
+  Address code_bytes_ptr = 0;  // before 3.11: co_code, a bytes object
   int first_line = 0;
   // Decoded.
   std::string function;  // co_qualname where the version has it, else co_name
@@ -44,6 +45,20 @@ struct CodeInfo {
     int line = 0;
   };
   mutable std::array<LineSlot, 16> lines{};
+
+  // Read for record --opcodes, on the first sample of the code object that needs it: its bytecode
+  // as it was then (3.11+: co_code_adaptive, whose instructions specialise as the program runs,
+  // so only instruction boundaries are taken from this copy; before: co_code, which never
+  // changes), empty if unreadable. Memoised per offset like the lines: where the instruction
+  // covering it starts, -1 for none, and its source positions (3.11+).
+  mutable std::vector<std::uint8_t> bytecode;
+  mutable bool bytecode_read = false;
+  struct InstructionSlot {
+    std::int64_t offset = -1;
+    std::int64_t start = -1;
+    Positions positions;
+  };
+  mutable std::array<InstructionSlot, 16> instructions{};
 
   // 3.11+: whether an instruction pointer `byte_offset` bytes past the bytecode's start can be
   // this code's (one before the first instruction is: a frame not started yet). A frame struct

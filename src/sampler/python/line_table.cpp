@@ -72,47 +72,60 @@ struct Cursor {
   }
 };
 
-int locations311(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
+// One pass over a 3.11+ location table to the entry covering `offset`, decoding each entry's
+// positions (Objects/locations.md): the line lives on across entries as a running sum, the rest
+// belongs to the entry.
+Positions locations311(std::span<const std::uint8_t> t, int first_line, std::int64_t offset) {
   Cursor c{t};
   std::int64_t line = first_line;
   std::int64_t addr = 0;  // byte offset of the current entry
   while (c.i < t.size()) {
     const std::uint8_t first = c.byte();
-    if (!(first & 0x80)) return 0;  // lost synchronisation: not an entry start
+    if (!(first & 0x80)) return {};  // lost synchronisation: not an entry start
     const int code = (first >> 3) & 15;
     const std::int64_t length = ((first & 7) + 1) * 2;
+    std::int64_t end_line = 0, column = -1, end_column = -1;
     bool has_line = true;
     switch (code) {
       case 15:  // no location
         has_line = false;
         break;
-      case 14:  // long form: line delta, end line delta, column, end column
+      case 14:  // long form: line delta, end line delta, column + 1, end column + 1
         line += c.svarint();
-        c.varint();
-        c.varint();
-        c.varint();
+        end_line = line + static_cast<std::int64_t>(c.varint());
+        column = static_cast<std::int64_t>(c.varint()) - 1;
+        end_column = static_cast<std::int64_t>(c.varint()) - 1;
         break;
       case 13:  // no column: line delta only
         line += c.svarint();
+        end_line = line;
         break;
       case 12:
       case 11:
-      case 10:  // one-line forms: line delta in the code, then two column bytes
+      case 10:  // one-line forms: line delta in the code, then column and end column bytes
         line += code - 10;
-        c.byte();
-        c.byte();
+        end_line = line;
+        column = c.byte();
+        end_column = c.byte();
         break;
-      default:  // short forms 0-9: same line, one column byte
-        c.byte();
+      default: {  // short forms 0-9: same line; column's high bits in the code, the rest in a byte
+        const std::uint8_t second = c.byte();
+        end_line = line;
+        column = code * 8 + ((second >> 4) & 7);
+        end_column = column + (second & 15);
         break;
+      }
     }
-    if (!c.ok || !fits(line)) return 0;
+    if (!c.ok || !fits(line)) return {};
     if (addr <= offset && offset < addr + length) {
-      return has_line ? static_cast<int>(line) : 0;
+      if (!has_line) return {};
+      if (!fits(end_line) || !fits(column) || !fits(end_column)) return {};
+      return {static_cast<int>(line), static_cast<int>(end_line), static_cast<int>(column),
+              static_cast<int>(end_column)};
     }
     addr += length;
   }
-  return 0;
+  return {};
 }
 
 }  // namespace
@@ -126,9 +139,15 @@ int line_for_offset(LineTableFormat format, std::span<const std::uint8_t> table,
     case LineTableFormat::Linetable310:
       return linetable310(table, first_line, offset);
     case LineTableFormat::Locations311:
-      return locations311(table, first_line, offset);
+      return locations311(table, first_line, offset).line;
   }
   return 0;
+}
+
+Positions positions_for_offset(std::span<const std::uint8_t> table, int first_line,
+                               std::int64_t offset) {
+  if (offset < 0) return {first_line, first_line, -1, -1};
+  return locations311(table, first_line, offset);
 }
 
 }  // namespace dapprof::sampler::python

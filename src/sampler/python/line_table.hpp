@@ -16,4 +16,19 @@ enum class LineTableFormat { Lnotab, Linetable310, Locations311 };
 int line_for_offset(LineTableFormat format, std::span<const std::uint8_t> table, int first_line,
                     std::int64_t offset);
 
+// Source range of an instruction (3.11+ location tables), as code.co_positions() gives it: lines
+// 0 and columns -1 where CPython has None.
+struct Positions {
+  int line = 0;
+  int end_line = 0;
+  int column = -1;
+  int end_column = -1;
+  bool operator==(const Positions&) const = default;
+};
+
+// The positions of the instruction at byte offset `offset` of a 3.11+ location table; all unknown
+// past the table's end or for a table torn mid-entry. Before 3.11 the tables hold lines only.
+Positions positions_for_offset(std::span<const std::uint8_t> table, int first_line,
+                               std::int64_t offset);
+
 }  // namespace dapprof::sampler::python

@@ -21,8 +21,8 @@
 #include "sampler/python/activity.hpp"
 #include "sampler/python/asyncio_tasks.hpp"
 #include "sampler/python/discovery.hpp"
-#include "sampler/python/handled_exception.hpp"
 #include "sampler/python/gc_state.hpp"
+#include "sampler/python/handled_exception.hpp"
 #include "sampler/python/interpreter_words.hpp"
 #include "sampler/python/layout.hpp"
 #include "sampler/python/locals.hpp"
@@ -79,6 +79,8 @@ class PythonProcessImpl final : public PythonProcess {
     if (options.async != model::AsyncMode::Off)
       tasks_sampling_.emplace(pid_, objects_, walker_, interp_, options.async);
     if (options.exceptions) exceptions_.emplace(objects_);
+    if (options.opcodes)
+      walker_.read_instructions(python::OpcodeSet::of(layout_.major, layout_.minor));
   }
 
   pid_t pid() const override { return pid_; }

@@ -16,6 +16,8 @@ constexpr std::uint8_t kFirstShimOwner = 3;
 constexpr std::uint64_t kIsEntryBeforeOwner = 1;
 constexpr std::uint64_t kWindow = 16 * 1024;
 constexpr std::uint64_t kPage = 4096;
+// A code object's bytecode larger than this is taken as a torn size, and gets no instructions.
+constexpr std::int64_t kMaxBytecode = 1 << 22;
 
 template <typename T>
 T field(const std::byte* base, std::uint64_t offset) {
@@ -251,6 +253,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
   if (eval_groups) eval_groups->clear();
   if (eval_entries) eval_entries->clear();
   if (where) where->clear();
+  pending_.clear();
   std::uint32_t in_call = 0;  // frames of the current evaluation call so far
   const auto end_call = [&](Address shim) {
     if (eval_groups) eval_groups->push_back(in_call);
@@ -293,12 +296,81 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
     frames.push_back(frame_of(*info, offset));
+    if (opcodes_)
+      pending_.push_back({frames.size() - 1, rf.code, info, offset, -1, {}, pending_.size()});
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
   }
   if (in_call > 0) end_call(0);
+  if (opcodes_ && !pending_.empty()) {
+    if (auto s = add_instructions(frames); !s) return s.error();
+  }
   return frames;
+}
+
+Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
+  const Layout& l = objects_.layout();
+  const bool adaptive = l.at_least(3, 11);
+  units_.assign(pending_.size(), 0);
+  unit_chunks_.clear();
+  // A recursion's frames sit at the same instruction of the same code object: their code unit is
+  // read once, into the unit of the first of them.
+  Address last_unit = 0;
+  std::size_t last_index = 0;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    PendingInstruction& p = pending_[i];
+    const CodeInfo& info = *p.info;
+    if (!info.bytecode_read) {
+      info.bytecode_read = true;
+      if (adaptive && info.code_units > 0 && info.code_units * 2 <= kMaxBytecode) {
+        info.bytecode.resize(static_cast<std::size_t>(info.code_units * 2));
+        if (!objects_.memory().read(p.code + l.code_code_adaptive, info.bytecode.data(),
+                                    info.bytecode.size())) {
+          info.bytecode.clear();
+        }
+      } else if (!adaptive && info.code_bytes_ptr != 0) {
+        auto code = objects_.bytes(info.code_bytes_ptr, kMaxBytecode);
+        if (code) info.bytecode = std::move(*code);
+      }
+    }
+    auto& slot =
+        info.instructions[static_cast<std::uint64_t>(p.offset / 2) % info.instructions.size()];
+    if (slot.offset != p.offset) {
+      slot.offset = p.offset;
+      slot.start = opcodes_->instruction_start(info.bytecode, p.offset);
+      slot.positions = adaptive && slot.start >= 0
+                           ? positions_for_offset(info.linetable, info.first_line, slot.start)
+                           : Positions{};
+    }
+    p.start = slot.start;  // -1: before the first instruction, or the bytecode unreadable
+    p.positions = slot.positions;
+    if (p.start < 0) continue;
+    if (adaptive) {
+      const Address unit = p.code + l.code_code_adaptive + static_cast<Address>(slot.start);
+      if (unit == last_unit) {
+        p.same_unit_as = last_index;
+        continue;
+      }
+      last_unit = unit;
+      last_index = i;
+      unit_chunks_.push_back({unit, &units_[i], 1});
+    } else {
+      units_[i] = info.bytecode[static_cast<std::size_t>(slot.start)];
+    }
+  }
+  if (auto s = objects_.memory().read_many(unit_chunks_); !s) return as_torn(s.error());
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const PendingInstruction& p = pending_[i];
+    if (p.start < 0) continue;
+    model::Instruction instruction = opcodes_->instruction(p.start, units_[p.same_unit_as]);
+    instruction.line = p.positions.line;
+    instruction.end_line = p.positions.end_line;
+    instruction.column = p.positions.column;
+    instruction.end_column = p.positions.end_column;
+    frames[p.frame].instruction = instruction;
+  }
+  return Ok{};
 }
 
 model::Frame StackWalker::frame_of(const CodeInfo& info, std::int64_t offset) const {

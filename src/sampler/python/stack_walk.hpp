@@ -18,6 +18,7 @@
 #include "sampler/process/namespace_tids.hpp"
 #include "sampler/python/code_cache.hpp"
 #include "sampler/python/objects.hpp"
+#include "sampler/python/opcodes.hpp"
 #include "sampler/sampler.hpp"
 
 namespace dapprof::sampler::python {
@@ -48,6 +49,9 @@ class StackWalker {
   // namespace's. Null (the default): taken as read.
   void map_tids(process::NamespaceTids* tids) { tids_ = tids; }
   process::NamespaceTids* tids() const { return tids_; }
+  // record --opcodes: every Python frame walk() returns gets its instruction, named from `set`
+  // (the target version's, which must outlive the walker; null, the default: none).
+  void read_instructions(const OpcodeSet* set) { opcodes_ = set; }
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   // `top_unneeded`, if given, names threads whose top frame the caller does not need (one it
@@ -114,6 +118,9 @@ class StackWalker {
   model::Frame frame_of(const CodeInfo& info, std::int64_t offset) const;
   // A suspended frame's code object from its header as read by the caller, checked.
   Result<const CodeInfo*> suspended_code(Address code, std::span<const std::byte> header);
+  // The instructions of the frames of pending_, each frame's code unit read from the target (3.11+,
+  // where instructions specialise as the program runs) in one batch.
+  Status add_instructions(std::vector<model::Frame>& frames);
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
   // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
@@ -125,6 +132,7 @@ class StackWalker {
   bool nonblocking_;
   LineNumbers lines_;
   process::NamespaceTids* tids_ = nullptr;
+  const OpcodeSet* opcodes_ = nullptr;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
   Address last_top_code_ = 0;
@@ -134,6 +142,18 @@ class StackWalker {
   std::vector<Address> codes_seen_;
   std::vector<std::byte> headers_;
   std::vector<process::ProcessMemory::Chunk> header_chunks_;
+  struct PendingInstruction {
+    std::size_t frame;  // index in walk()'s result
+    Address code;
+    const CodeInfo* info;
+    std::int64_t offset;      // as the frame's pointer gives it
+    std::int64_t start = -1;  // of the instruction covering it; -1: none
+    Positions positions;
+    std::size_t same_unit_as;  // the pending instruction whose code unit is this one's (itself)
+  };
+  std::vector<PendingInstruction> pending_;
+  std::vector<std::uint8_t> units_;
+  std::vector<process::ProcessMemory::Chunk> unit_chunks_;
 };
 
 }  // namespace dapprof::sampler::python

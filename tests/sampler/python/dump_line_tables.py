@@ -7,7 +7,7 @@ sampler's unit tests.
     dump_line_tables.py --single   prints this interpreter's functions only
 
 Ground truth comes from CPython's own APIs, not from a decoder of ours: dis.findlinestarts
-(3.8-3.9), co_lines() (3.10), co_positions() (3.11+).
+(3.8-3.9), co_lines() (3.10), co_positions() (3.11+), whose columns are checked too.
 """
 import json
 import subprocess
@@ -236,6 +236,15 @@ def lines_of(code):
     return lines
 
 
+def positions_of(code):
+    """3.11+: co_positions() of every code unit as [line, end line, column, end column], 0 for a
+    line and -1 for a column CPython has none of (None)."""
+    if sys.version_info < (3, 11):
+        return []
+    return [[p[0] or 0, p[1] or 0, -1 if p[2] is None else p[2], -1 if p[3] is None else p[3]]
+            for p in code.co_positions()]
+
+
 def single():
     import threading
     roots = [f.__code__ for f in (sample_loops, sample_try, sample_multiline, sample_long_line,
@@ -256,6 +265,7 @@ def single():
                 "format": fmt,
                 "table": getattr(code, table).hex(),
                 "lines": lines_of(code),
+                "positions": positions_of(code),
             })
     return {"version": ".".join(map(str, sys.version_info[:3])), "functions": functions,
             "strings": strings(), "debug_offsets": debug_offsets()}

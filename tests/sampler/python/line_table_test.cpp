@@ -47,6 +47,35 @@ TEST(LineTable, MatchesCPythonOnEveryInstruction) {
   }
 }
 
+TEST(LineTable, PositionsMatchCoPositions) {
+  // 3.11+: line, end line, column and end column of every code unit, as co_positions() says.
+  const auto& data = interpreter_data();
+  std::size_t checked = 0;
+  for (const auto& interp : data["interpreters"]) {
+    SCOPED_TRACE(interp["label"].get<std::string>());
+    for (const auto& fn : interp["functions"]) {
+      if (fn["format"] != "locations") continue;
+      const auto table = from_hex(fn["table"]);
+      const int first = fn["first_line"];
+      int mismatches = 0;
+      const auto& positions = fn["positions"];
+      for (std::size_t i = 0; i < positions.size(); ++i) {
+        const auto& p = positions[i];
+        const Positions expected{p[0], p[1], p[2], p[3]};
+        const Positions got = positions_for_offset(table, first, static_cast<std::int64_t>(2 * i));
+        if (!(got == expected) && ++mismatches <= 3) {
+          ADD_FAILURE() << fn["name"] << " offset " << 2 * i << ": CPython says " << p
+                        << ", decoder says [" << got.line << "," << got.end_line << ","
+                        << got.column << "," << got.end_column << "]";
+        }
+        ++checked;
+      }
+    }
+  }
+  if (checked == 0) GTEST_SKIP() << "no CPython 3.11+ installed";
+  EXPECT_GT(checked, 1000u);
+}
+
 TEST(LineTable, NegativeOffsetIsTheFirstLine) {
   // A frame that has not executed an instruction yet (f_lasti -1, or prev_instr before the code).
   const std::vector<std::uint8_t> table{0x02, 0x01};
@@ -67,6 +96,8 @@ TEST(LineTable, GarbageNeverCrashes) {
   }
   const std::vector<std::uint8_t> endless_varint{0xF0, 0x7F, 0x7F};  // long form, cut short
   EXPECT_EQ(line_for_offset(LineTableFormat::Locations311, endless_varint, 1, 0), 0);
+  EXPECT_EQ(positions_for_offset(endless_varint, 1, 0), Positions{});
+  for (std::int64_t offset : {0L, 7L, 100L, 1L << 40}) (void)positions_for_offset(table, 1, offset);
 }
 
 }  // namespace
