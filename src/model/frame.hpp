@@ -25,6 +25,32 @@ enum class TaskState : std::uint8_t { Running, Waiting, Cancelling, Unknown };
 // native and the debugger's. The sampler leaves every frame Program; classify_origin() decides.
 enum class FrameOrigin : std::uint8_t { Program, Debugger };
 
+// The bytecode instruction a Python frame was at when sampled (record --opcodes). The names
+// point into the sampler's generated opcode tables, which live as long as the program.
+struct Instruction {
+  std::int32_t offset = -1;  // bytes from the start of the code object's bytecode
+  std::uint8_t opcode = 0;
+  // The instruction it stands for: itself, or for a specialised form of 3.11+
+  // (BINARY_OP_MULTIPLY_INT) or an instrumented one of 3.12+ the family's (BINARY_OP).
+  std::uint8_t base_opcode = 0;
+  std::string_view name;       // "BINARY_OP_MULTIPLY_INT"; empty for an opcode the table lacks
+  std::string_view base_name;  // "BINARY_OP"
+  // 3.11+: the source range of the instruction, from the code object's position table
+  // (co_positions()); lines 1-based, columns 0-based in UTF-8 bytes as CPython counts them, the
+  // end column exclusive; 0 and -1 when the table has none.
+  int line = 0;
+  int end_line = 0;
+  int column = -1;
+  int end_column = -1;
+
+  bool specialised() const { return opcode != base_opcode; }
+  bool has_columns() const { return column >= 0; }
+  bool operator==(const Instruction& other) const {
+    return offset == other.offset && opcode == other.opcode && line == other.line &&
+           end_line == other.end_line && column == other.column && end_column == other.end_column;
+  }
+};
+
 struct Frame {
   std::string function;  // qualified name where the Python version has one
   std::string file;
@@ -40,6 +66,9 @@ struct Frame {
   // Of a task frame: the task's state at that sample, part of the frame's identity, so that a
   // task's running and waiting samples are told apart.
   TaskState task_state = TaskState::Unknown;
+  // Of a Python frame sampled with opcodes asked for: its instruction. Part of the frame's
+  // identity only when set, so that a profile without opcodes is what it always was.
+  std::optional<Instruction> instruction;
 
   bool native() const { return kind == FrameKind::Native; }
   bool task() const { return kind == FrameKind::Task; }
@@ -49,6 +78,13 @@ struct Frame {
   bool debugger() const { return origin == FrameOrigin::Debugger; }
   bool operator==(const Frame&) const = default;
 };
+
+// The frame without its instruction: for the writers that show frames by line, where samples of
+// one line at different instructions are one frame.
+inline Frame without_instruction(Frame frame) {
+  frame.instruction.reset();
+  return frame;
+}
 
 // The origin of a frame as sampled (its file, or a native frame's module): the one rule of which
 // frames are the debugger's (debugpy, pydevd and its _pydev* packages).
