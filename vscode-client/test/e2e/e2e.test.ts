@@ -132,7 +132,8 @@ before(async () => {
   server = new CodeServer({
     bin: CODE_SERVER_BIN,
     runDir: RUN_DIR,
-    userSettings: WORKBENCH_SETTINGS,
+    // With opcodes: the line-heat step checks the sub-line heat too.
+    userSettings: { ...WORKBENCH_SETTINGS, 'dapprof.profiling.opcodes': true },
     machineSettings: { 'dapprof.path': DAPPROF_BIN },
   });
   const installed = server.installExtension(VSIX);
@@ -324,6 +325,39 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     assert.ok(seen.texts.length > 0, 'own and total at the ends of lines');
     for (const text of seen.texts) assert.match(text, /^\d+\.\d% own · \d+\.\d% total$/);
     await screenshot('line-heat');
+
+    // Sub-line heat (opcodes): checksum's `total = (total * 31 + i) % 1000003` has its hottest
+    // expressions underlined, each with its share of the line after it; hovering one names it and
+    // its instructions, BINARY_OP's specialised forms among them (CPython 3.11's adaptive
+    // interpreter specialises the int arithmetic of this loop at once).
+    const expressions = async () =>
+      editor.evaluate((root) => {
+        const out: { text: string; share: string; x: number; y: number; w: number; h: number }[] = [];
+        for (const e of root.querySelectorAll('.view-lines span')) {
+          const style = getComputedStyle(e);
+          if (!style.textDecorationLine.includes('underline') || style.textDecorationStyle !== 'dotted') continue;
+          // The share is the next span's ::after (VS Code draws `after` as a sibling's pseudo-element).
+          const next = e.nextElementSibling;
+          const after = next ? getComputedStyle(next, '::after').content : 'none';
+          const r = e.getBoundingClientRect();
+          out.push({ text: e.textContent ?? '', share: after && after !== 'none' ? after.replace(/^"|"$/g, '') : '', x: r.x, y: r.y, w: r.width, h: r.height });
+        }
+        return out;
+      });
+    let under = await expressions();
+    for (const deadline = Date.now() + STEP; under.length === 0 && Date.now() < deadline; under = await expressions()) await sleep(250);
+    assert.ok(under.length > 0, 'expressions of a hot line underlined');
+    assert.ok(under.every((u) => /total|31|1000003|i/.test(u.text)), `the underlined text is of checksum's line: ${JSON.stringify(under)}`);
+    await screenshot('sub-line-heat');
+    const u = under[0];
+    await page.mouse.move(u.x + Math.min(u.w / 2, 20), u.y + u.h / 2);
+    const hover = page.locator('.monaco-hover').filter({ hasText: /of this line's samples/ });
+    await hover.first().waitFor({ timeout: STEP });
+    const hoverText = (await hover.first().textContent()) ?? '';
+    assert.match(hoverText, /\d+% of this line's samples \(all threads\)/);
+    assert.match(hoverText, /(BINARY_OP|LOAD_FAST|LOAD_CONST|STORE_FAST)\w* \d+%/);
+    await screenshot('sub-line-heat-hover');
+    await page.keyboard.press('Escape');
 
     // A CodeLens above each sampled def: the topmost is fibonacci's (the first def of the file).
     const lenses = editor.locator('.codelens-decoration a').filter({ hasText: / own · / });
