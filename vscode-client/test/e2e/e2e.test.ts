@@ -332,24 +332,27 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     // interpreter specialises the int arithmetic of this loop at once).
     const expressions = async () =>
       editor.evaluate((root) => {
-        const out: { text: string; share: string; x: number; y: number; w: number; h: number }[] = [];
+        const under: { text: string; x: number; y: number; w: number; h: number }[] = [];
+        const shares: string[] = [];
         for (const e of root.querySelectorAll('.view-lines span')) {
           const style = getComputedStyle(e);
-          if (!style.textDecorationLine.includes('underline') || style.textDecorationStyle !== 'dotted') continue;
-          // The share is the next span's ::after (VS Code draws `after` as a sibling's pseudo-element).
-          const next = e.nextElementSibling;
-          const after = next ? getComputedStyle(next, '::after').content : 'none';
-          const r = e.getBoundingClientRect();
-          out.push({ text: e.textContent ?? '', share: after && after !== 'none' ? after.replace(/^"|"$/g, '') : '', x: r.x, y: r.y, w: r.width, h: r.height });
+          if (style.textDecorationLine.includes('underline') && style.textDecorationStyle === 'dotted' && e.childElementCount === 0) {
+            const r = e.getBoundingClientRect();
+            under.push({ text: e.textContent ?? '', x: r.x, y: r.y, w: r.width, h: r.height });
+          }
+          // A share after an expression: an injected text, or a pseudo-element's content.
+          const after = getComputedStyle(e, '::after').content;
+          for (const t of [e.childElementCount === 0 ? e.textContent ?? '' : '', after && after !== 'none' ? after.replace(/^"|"$/g, '') : '']) if (/^\d+%$/.test(t)) shares.push(t);
         }
-        return out;
+        return { under, shares };
       });
-    let under = await expressions();
-    for (const deadline = Date.now() + STEP; under.length === 0 && Date.now() < deadline; under = await expressions()) await sleep(250);
-    assert.ok(under.length > 0, 'expressions of a hot line underlined');
-    assert.ok(under.every((u) => /total|31|1000003|i/.test(u.text)), `the underlined text is of checksum's line: ${JSON.stringify(under)}`);
+    let sub = await expressions();
+    for (const deadline = Date.now() + STEP; (sub.under.length === 0 || sub.shares.length === 0) && Date.now() < deadline; sub = await expressions()) await sleep(250);
+    assert.ok(sub.under.length > 0, 'expressions of a hot line underlined');
+    assert.ok(sub.shares.length > 0, 'their shares of the line after them');
+    assert.ok(sub.under.every((u) => /total|31|1000003|\bi\b|fibonacci|n - [12]|n < 2/.test(u.text)), `the underlined text is of a hot line: ${JSON.stringify(sub.under)}`);
     await screenshot('sub-line-heat');
-    const u = under[0];
+    const u = sub.under.find((x) => /total|31/.test(x.text)) ?? sub.under[0];
     await page.mouse.move(u.x + Math.min(u.w / 2, 20), u.y + u.h / 2);
     const hover = page.locator('.monaco-hover').filter({ hasText: /of this line's samples/ });
     await hover.first().waitFor({ timeout: STEP });
