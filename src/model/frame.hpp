@@ -68,7 +68,7 @@ struct Frame {
   TaskState task_state = TaskState::Unknown;
   // Of a Python frame sampled with opcodes asked for: its instruction. Part of the frame's
   // identity only when set, so that a profile without opcodes is what it always was.
-  std::optional<Instruction> instruction;
+  std::optional<Instruction> instruction{};
 
   bool native() const { return kind == FrameKind::Native; }
   bool task() const { return kind == FrameKind::Task; }

@@ -67,11 +67,12 @@ std::vector<InstructionCount> merge_counts(std::vector<InstructionCount> a,
   if (a.empty()) return b;
   std::vector<InstructionCount> out;
   out.reserve(a.size() + b.size());
-  auto x = a.begin(), y = b.begin();
-  while (x != a.end() || y != b.end()) {
-    if (y == b.end() || (x != a.end() && x->id < y->id)) {
+  auto x = a.cbegin();
+  auto y = b.cbegin();
+  while (x != a.cend() || y != b.cend()) {
+    if (y == b.cend() || (x != a.cend() && x->id < y->id)) {
       out.push_back(*x++);
-    } else if (x == a.end() || y->id < x->id) {
+    } else if (x == a.cend() || y->id < x->id) {
       out.push_back(*y++);
     } else {
       out.push_back({x->id, x->own + y->own, x->total + y->total});
