@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 
 #include "protocol/batch.hpp"
 
@@ -13,7 +14,10 @@ namespace {
 
 model::Frame at(std::string function, int line, std::int32_t offset, std::uint8_t opcode,
                 int column = -1) {
-  model::Frame f{function, "/src/app.py", line};
+  model::Frame f;
+  f.function = std::move(function);
+  f.file = "/src/app.py";
+  f.line = line;
   model::Instruction in;
   in.offset = offset;
   in.opcode = in.base_opcode = opcode;
@@ -116,7 +120,11 @@ TEST(InstructionCounts, MergedBatchesAddUpAndDroppedSamplesAreNotCounted) {
 
 TEST(InstructionCounts, WithoutOpcodesNothingChanges) {
   BatchBuilder builder;
-  ASSERT_TRUE(builder.add(stack({model::Frame{"work", "/src/app.py", 5}})));
+  model::Frame plain;
+  plain.function = "work";
+  plain.file = "/src/app.py";
+  plain.line = 5;
+  ASSERT_TRUE(builder.add(stack({plain})));
   const Json body = to_json(builder.take(10));
   EXPECT_FALSE(body.contains("newInstructions"));
   EXPECT_FALSE(body.contains("instructionCounts"));
