@@ -101,6 +101,7 @@ START_DEFAULTS: dict[str, object] = {
     "idle": False,
     "gil": False,
     "gc": True,
+    "opcodes": False,
     "subprocesses": False,
     "async": 'off',
     "batchIntervalMs": 100,

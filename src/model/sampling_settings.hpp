@@ -37,6 +37,7 @@ struct SamplingSettings {
   SamplingMode mode = SamplingMode::Active;
   bool native = false;        // merge native frames (needs blocking mode)
   bool gc = true;             // a collecting thread gets model::gc_frame() on top
+  bool opcodes = false;       // each Python frame gets its instruction (model::Instruction)
   bool subprocesses = false;  // also sample child Python processes as they appear
   AsyncMode async = AsyncMode::Off;
   bool operator==(const SamplingSettings&) const = default;

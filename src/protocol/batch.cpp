@@ -38,6 +38,12 @@ Json frame_json(const model::Frame& frame) {
   return f;
 }
 
+// An opcode the generated tables lack keeps its number, so that it still reads apart.
+std::string instruction_name(const model::Instruction& in) {
+  if (!in.name.empty()) return std::string(in.name);
+  return "<opcode " + std::to_string(in.opcode) + ">";
+}
+
 }  // namespace
 
 std::uint64_t ProfilingBatch::sample_count() const {
@@ -61,6 +67,8 @@ ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
   a.duration_ms += b.duration_ms;
   a.dropped_sample_count += b.dropped_sample_count;
   a.error_count += b.error_count;
+  append(a.new_instructions, std::move(b.new_instructions));
+  a.instruction_counts = merge_counts(std::move(a.instruction_counts), b.instruction_counts);
   a.start_time_ms = earliest(a.start_time_ms, b.start_time_ms);
   a.end_time_ms = latest(a.end_time_ms, b.end_time_ms);
   return a;
@@ -71,7 +79,8 @@ void drop_samples(ProfilingBatch& batch) {
   batch.samples.clear();
   batch.thread_ids.clear();
   batch.runs.clear();
-  batch.start_time_ms.reset();  // they described the samples
+  batch.instruction_counts.clear();  // counts of the samples dropped
+  batch.start_time_ms.reset();       // they described the samples
   batch.end_time_ms.reset();
 }
 
@@ -111,6 +120,30 @@ Json to_json(const ProfilingBatch& batch) {
     body["stackCounts"] = std::move(counts);
     body["threadIds"] = std::move(thread_ids);
   }
+  if (!batch.new_instructions.empty()) {
+    Json defs = Json::object();
+    for (const auto& [id, frame, in] : batch.new_instructions) {
+      Json d = {{"frame", frame}, {"offset", in.offset}, {"opcode", instruction_name(in)}};
+      if (in.specialised() && !in.base_name.empty()) d["baseOpcode"] = in.base_name;
+      if (in.line > 0) d["line"] = in.line;
+      if (in.end_line > 0) d["endLine"] = in.end_line;
+      if (in.has_columns()) {
+        d["column"] = in.column;
+        if (in.end_column >= 0) d["endColumn"] = in.end_column;
+      }
+      defs[std::to_string(id)] = std::move(d);
+    }
+    body["newInstructions"] = std::move(defs);
+  }
+  if (!batch.instruction_counts.empty()) {
+    Json counts = Json::array();
+    for (const auto& c : batch.instruction_counts) {
+      counts.push_back(c.id);
+      counts.push_back(c.own);
+      counts.push_back(c.total);
+    }
+    body["instructionCounts"] = std::move(counts);
+  }
   if (batch.start_time_ms) body["startTime"] = *batch.start_time_ms;
   if (batch.end_time_ms) body["endTime"] = *batch.end_time_ms;
   return body;
@@ -129,17 +162,29 @@ void BatchBuilder::add_thread(const model::ThreadInfo& info) {
   }
 }
 
+Result<FrameId> BatchBuilder::wire_frame(const model::Frame& frame, bool classify) {
+  auto interned =
+      frame.instruction ? table_.intern(model::without_instruction(frame)) : table_.intern(frame);
+  if (!interned) return interned.error();
+  // Classified once, when the frame is first announced.
+  if (interned->is_new)
+    pending_.new_frames.push_back(
+        {interned->id, model::without_instruction(classify ? model::classified(frame) : frame)});
+  if (frame.instruction) sites_.push_back({interned->id, &*frame.instruction});
+  return interned->id;
+}
+
 Status BatchBuilder::add(const model::ThreadStack& thread) {
   add_thread(thread.info);
   std::vector<FrameId> stack(thread.frames.size());
   auto out = stack.rbegin();  // the sampler gives innermost first; the protocol wants root first
+  sites_.clear();
   for (const auto& frame : thread.frames) {
-    auto interned = table_.intern(frame);
-    if (!interned) return interned.error();
-    // Classified once, when the frame is first announced.
-    if (interned->is_new) pending_.new_frames.push_back({interned->id, model::classified(frame)});
-    *out++ = interned->id;
+    auto id = wire_frame(frame, true);
+    if (!id) return id.error();
+    *out++ = *id;
   }
+  if (!sites_.empty()) instructions_.add(sites_);
   add_sample(thread.info.os_thread_id, std::move(stack), std::nullopt);
   return Ok{};
 }
@@ -158,11 +203,29 @@ Status BatchBuilder::add(const model::ThreadInfo& thread,
   }
   std::vector<FrameId> stack(innermost_first.size());
   auto out = stack.rbegin();
+  sites_.clear();
   for (const auto index : innermost_first) {
-    auto interned = table_.intern(index, frames[index]);
+    const model::Frame& frame = frames[index];
+    by_value_ = by_value_ || frame.instruction.has_value();
+    if (by_value_) {
+      // The store's frames differ by instruction where the wire's do not: one ID per line (and
+      // from then on every frame by value, so that one whose instruction was unreadable gets the
+      // same ID as its line's).
+      auto id = wire_frame(frame, false);
+      if (!id) return id.error();
+      *out++ = *id;
+      continue;
+    }
+    auto interned = table_.intern(index, frame);
     if (!interned) return interned.error();
-    if (interned->is_new) pending_.new_frames.push_back({interned->id, frames[index]});
+    if (interned->is_new) pending_.new_frames.push_back({interned->id, frame});
     *out++ = interned->id;
+  }
+  // The store's stack index names a stack with its instructions: two of them may be one stack on
+  // the wire, so such a stack is interned by its frames.
+  if (!sites_.empty()) {
+    instructions_.add(sites_);
+    stack_index.reset();
   }
   add_sample(thread.os_thread_id, std::move(stack), stack_index);
   return Ok{};
@@ -199,12 +262,14 @@ Status BatchBuilder::add(const model::Snapshot& snapshot) {
 bool BatchBuilder::empty() const {
   return pending_.samples.empty() && pending_.runs.empty() && pending_.new_frames.empty() &&
          pending_.new_stacks.empty() && pending_.threads.empty() && pending_.error_count == 0 &&
-         pending_.dropped_sample_count == 0;
+         pending_.dropped_sample_count == 0 && instructions_.empty();
 }
 
 ProfilingBatch BatchBuilder::take(double duration_ms) {
   ProfilingBatch batch = std::move(pending_);
   pending_ = ProfilingBatch{};
+  batch.new_instructions = instructions_.take_definitions();
+  batch.instruction_counts = instructions_.take_counts();
   pending_.encoding = batch.encoding;
   batch.duration_ms = duration_ms;
   return batch;

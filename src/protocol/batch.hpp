@@ -15,6 +15,7 @@
 #include "model/snapshot.hpp"
 #include "model/thread_info.hpp"
 #include "protocol/frame_table.hpp"
+#include "protocol/instruction_counts.hpp"
 #include "protocol/json.hpp"
 #include "protocol/stack_ids.hpp"
 
@@ -60,6 +61,10 @@ struct ProfilingBatch {
   std::optional<double> start_time_ms, end_time_ms;
   std::uint64_t dropped_sample_count = 0;  // samples discarded since the previous event
   std::uint64_t error_count = 0;           // failed reads since the previous event
+  // With opcodes: instructions counted for the first time, and the samples at each since the
+  // previous event (by ID).
+  std::vector<InstructionDefinition> new_instructions;
+  std::vector<InstructionCount> instruction_counts;
 
   std::uint64_t sample_count() const;
 };
@@ -104,7 +109,12 @@ class BatchBuilder {
   void add_sample(ThreadId thread, std::vector<FrameId>&& root_first,
                   std::optional<std::uint32_t> stack);
   void add_run(ThreadId thread, StackId stack);
+  // The wire ID of a frame, its instruction left out; announced if new.
+  Result<FrameId> wire_frame(const model::Frame& frame, bool classify);
   FrameTable table_;
+  InstructionCounter instructions_;
+  std::vector<InstructionSite> sites_;  // the sample being added's
+  bool by_value_ = false;               // frames with instructions seen: intern by value
   StackIds stack_ids_;
   std::unordered_map<ThreadId, model::ThreadInfo> threads_;
   ProfilingBatch pending_;

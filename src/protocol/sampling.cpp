@@ -41,6 +41,7 @@ Result<model::SamplingSettings> sampling_settings(const StartProfilingArguments&
                                  .mode = *mode,
                                  .native = arguments.native,
                                  .gc = arguments.gc,
+                                 .opcodes = arguments.opcodes,
                                  .subprocesses = arguments.subprocesses,
                                  .async = async_mode(arguments.async)};
 }

@@ -178,7 +178,21 @@ void emit_data(Encoding encoding) {
   std::optional<ProfilingBatch> backlog;
   for (int b = 0; b < 12; ++b) {
     for (int i = 0; i < b * 3; ++i) {
-      const auto thread = random.next();
+      auto thread = random.next();
+      // As with opcodes: Python frames at instructions, some specialised, some without columns.
+      if (b % 2 == 0)
+        for (auto& frame : thread.frames) {
+          if (!frame.python()) continue;
+          model::Instruction in;
+          in.offset = 2 * (i % 5);
+          in.opcode = static_cast<std::uint8_t>(i % 3);
+          in.base_opcode = 0;
+          in.name = i % 3 == 0 ? "BINARY_OP" : "BINARY_OP_ADD_INT";
+          in.base_name = "BINARY_OP";
+          in.line = in.end_line = frame.line;
+          if (i % 4 != 0) in.column = 4, in.end_column = 4 + i % 7 + 1;
+          frame.instruction = in;
+        }
       // With stacks, some stacks sampled again in a row: runs with counts above 1.
       for (int n = encoding == Encoding::Stacks && i % 3 == 0 ? 3 : 1; n > 0; --n)
         if (auto status = builder.add(thread); !status) throw std::runtime_error(status.message());

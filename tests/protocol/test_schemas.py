@@ -50,6 +50,12 @@ def test_emitted_data_covers_unicode_native_and_drops(emitted):
     assert compact and any(c > 1 for body in compact for c in body["stackCounts"])
     assert all(body["samples"] == [] and sum(body["stackCounts"]) == body["sampleCount"]
                for body in compact)
+    instructions = [i for body in data for i in body.get("newInstructions", {}).values()]
+    assert any("baseOpcode" in i for i in instructions) and any("column" in i for i in instructions)
+    assert any("column" not in i for i in instructions)
+    counts = [body["instructionCounts"] for body in data if "instructionCounts" in body]
+    assert counts and all(len(c) % 3 == 0 and all(c[i + 1] <= c[i + 2] for i in range(0, len(c), 3))
+                          for c in counts)
     threads = [t for body in data for t in body["threads"].values()]
     assert threads and all(int(t["pythonThreadId"]) > MAX_SAFE for t in threads)
     exports = [payload(s, m) for s, m in emitted if s == "exportProfileResponse"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 TYPES: dict[str, tuple[str | None, str]] = {
     "functionStats": ("FunctionStats", "FunctionStats"),
     "frame": (None, "Frame"),
+    "instruction": (None, "Instruction"),
     "thread": (None, "ThreadInfo"),
     "startProfilingArguments": ("StartProfilingArguments", "StartProfilingArguments"),
     "startProfilingResponse": ("StartProfilingResponse", "StartProfilingResponseBody"),

@@ -165,6 +165,7 @@ fields::Check read(const fields::Reader& r, StartProfilingArguments& out) {
   if (auto error = r.boolean("idle", out.idle)) return error;
   if (auto error = r.boolean("gil", out.gil)) return error;
   if (auto error = r.boolean("gc", out.gc)) return error;
+  if (auto error = r.boolean("opcodes", out.opcodes)) return error;
   if (auto error = r.boolean("subprocesses", out.subprocesses)) return error;
   if (auto error = r.choice<AsyncMode>("async", kAsyncModeNames, out.async)) return error;
   if (auto error = r.integer("batchIntervalMs", kMinBatchIntervalMs, kMaxBatchIntervalMs, " ms",
@@ -319,6 +320,7 @@ Json to_json(const StartProfilingArguments& value) {
   j["idle"] = value.idle;
   j["gil"] = value.gil;
   j["gc"] = value.gc;
+  j["opcodes"] = value.opcodes;
   j["subprocesses"] = value.subprocesses;
   j["async"] = to_string(value.async);
   j["batchIntervalMs"] = value.batch_interval_ms;

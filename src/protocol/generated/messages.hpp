@@ -164,8 +164,8 @@ inline constexpr int kMinProcessId = 1;
 inline constexpr int kMaxProcessId = 2147483647;
 inline constexpr std::size_t kMaxTopFunctions = 20;
 
-// Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, thread,
-// profilingData, taskFrame, asyncTask, asyncTasksResponse.
+// Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, instruction,
+// thread, profilingData, taskFrame, asyncTask, asyncTasksResponse.
 namespace keys {
 namespace frame {
 inline constexpr std::string_view kFile = "file";
@@ -178,6 +178,16 @@ inline constexpr std::string_view kGc = "gc";
 inline constexpr std::string_view kModule = "module";
 inline constexpr std::string_view kOrigin = "origin";
 }  // namespace frame
+namespace instruction {
+inline constexpr std::string_view kFrame = "frame";
+inline constexpr std::string_view kOffset = "offset";
+inline constexpr std::string_view kOpcode = "opcode";
+inline constexpr std::string_view kBaseOpcode = "baseOpcode";
+inline constexpr std::string_view kLine = "line";
+inline constexpr std::string_view kEndLine = "endLine";
+inline constexpr std::string_view kColumn = "column";
+inline constexpr std::string_view kEndColumn = "endColumn";
+}  // namespace instruction
 namespace thread {
 inline constexpr std::string_view kName = "name";
 inline constexpr std::string_view kOsThreadId = "osThreadId";
@@ -196,6 +206,8 @@ inline constexpr std::string_view kThreadIds = "threadIds";
 inline constexpr std::string_view kThreads = "threads";
 inline constexpr std::string_view kDroppedSampleCount = "droppedSampleCount";
 inline constexpr std::string_view kErrorCount = "errorCount";
+inline constexpr std::string_view kNewInstructions = "newInstructions";
+inline constexpr std::string_view kInstructionCounts = "instructionCounts";
 inline constexpr std::string_view kStartTime = "startTime";
 inline constexpr std::string_view kEndTime = "endTime";
 }  // namespace profiling_data
@@ -267,6 +279,12 @@ struct StartProfilingArguments {
   // (frames with `gc`), on every version where CPython's collector state is readable (3.7+, default
   // builds). Default true; false leaves the stacks as the Python frames are.
   bool gc = true;
+  // Each sample also records the bytecode instruction every Python frame was at (its offset, opcode
+  // as executed, specialised or adaptive, and on CPython 3.11+ the source columns of the expression
+  // it belongs to), and profilingData carries, per source line, how many samples each instruction
+  // took (newInstructions, instructionCounts): what a client needs to show which expression of a
+  // line is hot. Frames and stacks are the same as without it. Default false.
+  bool opcodes = false;
   // Child Python processes of the profiled process are sampled too. Default false.
   bool subprocesses = false;
   // Sampling by asyncio task. "running": a thread that is running a task has that task's stack: its

@@ -6,11 +6,14 @@
 // the panel shows (its thread, "Hide debugger"): the page's figures and the editor's agree. The
 // editor is redrawn at most every THROTTLE_MS, however fast batches arrive. A run that samples
 // waiting asyncio tasks (async "all") shows the time tasks wait on a line apart from the running
-// figures ("N ms waiting"), whatever the panel's "Waiting tasks" shows.
+// figures ("N ms waiting"), whatever the panel's "Waiting tasks" shows. A run started with opcodes
+// also underlines the hottest expressions of each line with their share of the line's samples, and
+// the line's hover gives its instruction mix (sub-line heat, model/instruction-heat.ts).
 
 import * as vscode from 'vscode';
 import { ProfileModel } from '../model/profile';
 import type { ProfilingDataBody } from '../model/protocol';
+import { InstructionHeat, LineInstructions, opcodeMix, percent, utf16Column } from '../model/instruction-heat';
 import { FileHeat, heatLevel, heatText, SourceHeat, sourceHeat, waitingText } from '../model/source-heat';
 import type { RunInfo } from '../webview/messages';
 import { HeatLenses } from './heat-lens';
@@ -19,6 +22,10 @@ import { SourcePaths } from './source-paths';
 export const THROTTLE_MS = 250;
 export const LEVELS = 4;
 export const CONTEXT_LINE_HEAT = 'dapprof.lineHeat.available';
+/** An expression is underlined when it holds at least this share of its line's samples... */
+export const MIN_EXPRESSION_SHARE = 0.05;
+/** ...and is among the line's hottest this many. */
+export const MAX_EXPRESSIONS = 3;
 
 /** What a click in the editor reveals in the flame graph: a function, or one line of it. */
 export interface RevealTarget {
@@ -29,6 +36,7 @@ export interface RevealTarget {
 
 export class LineHeat implements vscode.Disposable {
   private model: ProfileModel | undefined;
+  private instructions: InstructionHeat | undefined;
   private thread: number | undefined;
   private hideDebugger = true;
   /** The run samples waiting tasks: their samples are waiting time, apart from the rest. */
@@ -50,6 +58,8 @@ export class LineHeat implements vscode.Disposable {
   );
   /** Lines where tasks only wait: the end-of-line text, no gutter mark. */
   private readonly waitingOnly: vscode.TextEditorDecorationType;
+  /** The hottest expressions of a line: underlined, their share after them. */
+  private readonly expressions: vscode.TextEditorDecorationType;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -73,8 +83,12 @@ export class LineHeat implements vscode.Disposable {
     this.waitingOnly = vscode.window.createTextEditorDecorationType({
       after: { color: new vscode.ThemeColor('editorCodeLens.foreground'), margin: '0 0 0 2em', fontStyle: 'italic' },
     });
+    this.expressions = vscode.window.createTextEditorDecorationType({
+      textDecoration: 'underline dotted',
+      after: { color: new vscode.ThemeColor('editorCodeLens.foreground'), margin: '0 0.3em 0 0.1em', fontStyle: 'italic' },
+    });
     const d = this.disposables;
-    d.push(...this.levels, this.waitingOnly, this.lenses);
+    d.push(...this.levels, this.waitingOnly, this.expressions, this.lenses);
     d.push(vscode.languages.registerCodeLensProvider({ language: 'python' }, this.lenses));
     d.push(vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()));
     d.push(
@@ -106,6 +120,7 @@ export class LineHeat implements vscode.Disposable {
     // Another run may have another working directory for its relative paths.
     this.paths.clear();
     this.model = bodies === undefined ? undefined : ProfileModel.of(bodies);
+    this.instructions = bodies === undefined ? undefined : InstructionHeat.of(bodies);
     // The page starts every run on all threads.
     this.thread = undefined;
     this.schedule();
@@ -114,6 +129,7 @@ export class LineHeat implements vscode.Disposable {
   add(body: ProfilingDataBody): void {
     if (this.model === undefined) return;
     this.model.addBatch(body);
+    this.instructions?.add(body);
     this.schedule();
   }
 
@@ -127,6 +143,12 @@ export class LineHeat implements vscode.Disposable {
   /** The heat of a file as sampled, if any (tests and the CodeLens read it). */
   fileOf(doc: vscode.TextDocument): (FileHeat & { file: string }) | undefined {
     return doc.uri.scheme === 'file' ? this.byPath.get(this.paths.key(doc.uri.fsPath)) : undefined;
+  }
+
+  /** The instruction figures of a line of a file, if the run has them (tests read them). */
+  instructionsOf(doc: vscode.TextDocument, line: number): LineInstructions | undefined {
+    const fh = this.fileOf(doc);
+    return fh === undefined || !this.enabled ? undefined : this.instructions?.file(fh.file)?.get(line);
   }
 
   get sampleCount(): number {
@@ -164,13 +186,18 @@ export class LineHeat implements vscode.Disposable {
       const fh = this.fileOf(editor.document);
       const byLevel: vscode.DecorationOptions[][] = this.levels.map(() => []);
       const waiting: vscode.DecorationOptions[] = [];
+      const expressions: vscode.DecorationOptions[] = [];
+      const byLine = fh === undefined || this.heat === undefined ? undefined : this.instructions?.file(fh.file);
       for (const [line, h] of fh?.lines ?? []) {
         if (line > editor.document.lineCount || (h.total <= 0 && h.waiting <= 0)) continue;
         const text = editor.document.lineAt(line - 1);
         const start = text.firstNonWhitespaceCharacterIndex;
         const figures = h.total > 0 ? `${heatText({ ...h, waiting: 0 }, n)} of ${n} samples${h.waiting > 0 ? ` · ${waitingText(h.waiting, ms)} (waiting tasks)` : ''}` : `${waitingText(h.waiting, ms)} (waiting tasks)`;
-        const hover = new vscode.MarkdownString(`**dapprof** · ${h.function}: ${figures}\n\n[Show in flame graph](${revealUri({ file: fh!.file, function: h.function, line })})`);
+        const li = byLine?.get(line);
+        const mix = li !== undefined && li.total > 0 ? `\n\nInstructions (all threads): ${mixText(li)}` : '';
+        const hover = new vscode.MarkdownString(`**dapprof** · ${h.function}: ${figures}${mix}\n\n[Show in flame graph](${revealUri({ file: fh!.file, function: h.function, line })})`);
         hover.isTrusted = true;
+        if (li !== undefined) expressions.push(...expressionDecorations(editor.document, line, li));
         (h.total > 0 ? byLevel[heatLevel(h.total, n, LEVELS) - 1] : waiting).push({
           range: new vscode.Range(line - 1, start, line - 1, text.range.end.character),
           hoverMessage: hover,
@@ -179,8 +206,41 @@ export class LineHeat implements vscode.Disposable {
       }
       this.levels.forEach((type, i) => editor.setDecorations(type, byLevel[i]));
       editor.setDecorations(this.waitingOnly, waiting);
+      editor.setDecorations(this.expressions, expressions);
     }
   }
+}
+
+/** "BINARY_OP_MULTIPLY_INT 40% · LOAD_FAST 12% · … (specialised 45% of the line)". */
+function mixText(li: LineInstructions): string {
+  const specialised = li.specialised > 0 ? ` (specialised: ${percent(li.specialised, li.total)} of the line)` : '';
+  return `${opcodeMix(li.opcodes, li.total)}${specialised}`;
+}
+
+/**
+ * The underlines of a line's hottest expressions: single-line ones (a range over lines is a
+ * statement's) short of the whole line.
+ */
+function expressionDecorations(doc: vscode.TextDocument, line: number, li: LineInstructions): vscode.DecorationOptions[] {
+  const text = doc.lineAt(line - 1).text;
+  const first = text.length - text.trimStart().length, last = text.trimEnd().length;
+  const out: vscode.DecorationOptions[] = [];
+  for (const e of li.expressions) {
+    if (out.length >= MAX_EXPRESSIONS || e.total < MIN_EXPRESSION_SHARE * li.total) break;
+    if (e.line !== line || e.endLine !== line) continue;
+    const start = utf16Column(text, e.column), end = utf16Column(text, e.endColumn);
+    // A range over the whole line says no more than the line's own heat.
+    if (end <= start || (start <= first && end >= last)) continue;
+    const share = percent(e.total, li.total);
+    const hover = new vscode.MarkdownString(`**dapprof** · ${share} of this line's samples (all threads): ${escapeMarkdown(text.slice(start, end))}\n\n${opcodeMix(e.opcodes, e.total)}`);
+    out.push({ range: new vscode.Range(line - 1, start, line - 1, end), hoverMessage: hover, renderOptions: { after: { contentText: share } } });
+  }
+  return out;
+}
+
+/** Source text shown as itself in a hover. */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, '\\$&');
 }
 
 /** A command link of a hover: reveals the target in the flame graph. */

@@ -62,6 +62,8 @@ export class RunStream {
     Object.assign(head.newFrames, body.newFrames);
     // Stacks too are announced once per run; the head carries no samples, so no stackIds.
     if (body.newStacks) Object.assign((head.newStacks ??= {}), body.newStacks);
+    // So are instructions (opcodes); their counts go with the samples.
+    if (body.newInstructions) Object.assign((head.newInstructions ??= {}), body.newInstructions);
     // Later announcements of a thread replace earlier ones, as in the stream.
     Object.assign(head.threads!, body.threads ?? {});
     // The run's read errors and dropped samples stay counted; its duration goes with the

@@ -54,6 +54,8 @@ export function startArgumentsFromSettings(cfg: vscode.WorkspaceConfiguration): 
     // A mode chosen by name replaces the older switches, which the daemon would refuse beside it.
     ...(mode === 'active' ? { idle: cfg.get<boolean>('idle', false), gil: cfg.get<boolean>('gil', false) } : { mode }),
     subprocesses: cfg.get<boolean>('subprocesses', false),
+    // Only when asked: a daemon older than the setting need not know the field.
+    ...(cfg.get<boolean>('opcodes', false) ? { opcodes: true } : {}),
     batchIntervalMs: cfg.get<number>('batchIntervalMs', 100),
     async: asyncMode(cfg.get<string>('async', 'off')),
   };

@@ -1,5 +1,6 @@
-// One aggregation of stacks: call trees and per-key counters for all threads and for each thread,
-// by line and (once asked for) by function. The model keeps one over the stacks as sampled, and
+// One aggregation of stacks: call trees and per-key counters for all threads, for each thread and
+// (once one is asked for) for each process of a run with subprocesses, by line and (once asked
+// for) by function. The model keeps one over the stacks as sampled, and
 // another over the stacks without the debugger's frames while that view is in use.
 //
 // Stacks come as records of the model's stack table (stacks.ts) with their new samples. Each tree
@@ -18,7 +19,21 @@ export interface KeyPools {
   readonly func: Int32Array;
 }
 
-/** One view of the data: all threads, or one thread. Its trees and counters are read through the Aggregate, which brings them up to date. */
+/**
+ * Keys below -1 (UNKNOWN_THREAD) stand for a process in place of a thread: all its threads. A
+ * process view is built the first time it is read, from the records' counts so far, and kept up to
+ * date after, so that a run of one process pays nothing for it.
+ */
+export function processKey(pid: number): number {
+  return -1 - pid;
+}
+
+/** The process a key stands for, if it stands for one. */
+export function processOfKey(key: number | undefined): number | undefined {
+  return key !== undefined && key < -1 ? -1 - key : undefined;
+}
+
+/** One view of the data: all threads, one thread, or one process. Its trees and counters are read through the Aggregate, which brings them up to date. */
 export class ThreadView {
   readonly lineTree = new CallTree();
   funcTree: CallTree | null = null;
@@ -43,6 +58,8 @@ export class ThreadView {
 export class Aggregate {
   readonly all = new ThreadView();
   readonly byThread = new Map<number, ThreadView>();
+  /** By pid: the process views read so far. */
+  readonly byProcess = new Map<number, ThreadView>();
   private funcTreesEnabled = false;
   private lineStamp: Float64Array = new Float64Array(64);
   private funcStamp: Float64Array = new Float64Array(64);
@@ -54,6 +71,10 @@ export class Aggregate {
   /** Per record: its local number in the all-threads view and in its thread's. */
   private localAll = new Int32Array(256);
   private localThread = new Int32Array(256);
+  /** Per record: its thread's process (0 unknown), its local number in that process's view, its samples so far. */
+  private recPid = new Int32Array(256);
+  private localProcess = new Int32Array(256);
+  private recWeight: Float64Array = new Float64Array(256);
   private recStart = new Int32Array(256);
   private recEnd = new Int32Array(256);
   private recAlt = new Uint8Array(256);
@@ -67,16 +88,23 @@ export class Aggregate {
    * @param frameFunc frame key -> function key, shared with the model (it grows as frames are
    *   announced)
    * @param pools the records' keys; @param alt other keys a record may be made of
+   * @param pidOf a thread key's process, 0 when unknown (read when a record is first counted)
    */
   constructor(
     private readonly frameFunc: readonly number[],
     private readonly pools: KeyPools,
     private readonly alt: KeyPools = pools,
+    private readonly pidOf: (tid: number) => number = () => 0,
   ) {}
 
-  /** The view for a thread key, or all threads for undefined (its trees and counters may be behind: read them with tree() and stats()). */
+  /**
+   * The view for a thread key (or a process's, processKey), or all threads for undefined (its
+   * trees and counters may be behind: read them with tree() and stats()).
+   */
   view(thread?: number): ThreadView | undefined {
-    return thread === undefined ? this.all : this.byThread.get(thread);
+    if (thread === undefined) return this.all;
+    const pid = processOfKey(thread);
+    return pid === undefined ? this.byThread.get(thread) : this.processView(pid);
   }
 
   /** The tree of a view in a grouping, up to date; function trees are built on first use. */
@@ -123,6 +151,33 @@ export class Aggregate {
     tv.sampleCount += weight;
     this.pend(this.all, this.localAll[rec], weight);
     this.pend(tv, this.localThread[rec], weight);
+    this.recWeight[rec] += weight;
+    if (this.byProcess.size > 0) {
+      const pv = this.byProcess.get(this.recPid[rec]);
+      if (pv !== undefined) {
+        pv.sampleCount += weight;
+        this.pend(pv, this.localProcess[rec], weight);
+      }
+    }
+  }
+
+  /** A process's view, built from the records so far the first time. */
+  private processView(pid: number): ThreadView {
+    let v = this.byProcess.get(pid);
+    if (v !== undefined) return v;
+    v = new ThreadView();
+    if (this.funcTreesEnabled) v.funcTree = new CallTree();
+    this.byProcess.set(pid, v);
+    for (const rec of this.all.recs) {
+      if (this.recPid[rec] !== pid) continue;
+      const local = (this.localProcess[rec] = v.recs.push(rec) - 1);
+      const w = this.recWeight[rec];
+      if (w > 0) {
+        v.sampleCount += w;
+        this.pend(v, local, w);
+      }
+    }
+    return v;
   }
 
   private pend(v: ThreadView, local: number, weight: number): void {
@@ -170,6 +225,9 @@ export class Aggregate {
       this.recEnd = growInt(this.recEnd, n);
       this.localAll = growInt(this.localAll, n);
       this.localThread = growInt(this.localThread, n);
+      this.recPid = growInt(this.recPid, n);
+      this.localProcess = growInt(this.localProcess, n);
+      this.recWeight = grow(this.recWeight, n);
       const a = new Uint8Array(n);
       a.set(this.recAlt);
       this.recAlt = a;
@@ -179,6 +237,9 @@ export class Aggregate {
     this.recAlt[rec] = alt ? 1 : 0;
     this.localAll[rec] = this.all.recs.push(rec) - 1;
     this.localThread[rec] = tv.recs.push(rec) - 1;
+    const pid = (this.recPid[rec] = this.pidOf(tid));
+    const pv = this.byProcess.get(pid);
+    if (pv !== undefined) this.localProcess[rec] = pv.recs.push(rec) - 1;
     const keys = alt ? this.alt : this.pools;
     const line = keys.line, func = keys.func;
     if (this.uniqUsed + 2 * (end - start) > this.uniq.length) this.uniq = growInt(this.uniq, grownLength(this.uniq.length, this.uniqUsed + 2 * (end - start)));
@@ -243,6 +304,7 @@ export class Aggregate {
     };
     build(this.all);
     for (const v of this.byThread.values()) build(v);
+    for (const v of this.byProcess.values()) build(v);
     this.funcTreesEnabled = true;
   }
 }

@@ -11,14 +11,14 @@
 // builds its trees from the stack records (O(distinct stacks x depth)); after which they are
 // maintained incrementally too.
 
-import { Aggregate, GroupBy, ThreadView } from './aggregate';
+import { Aggregate, GroupBy, processKey, processOfKey, ThreadView } from './aggregate';
 import { CallNode, CallTree } from './calltree';
 import type { Frame, ProfilingDataBody, TaskState, ThreadInfo } from './protocol';
 import { StackTable } from './stacks';
 import { Timeline, TimeRange } from './timeline';
 import { frameKindOf, IN_DEBUGGER, SKIP, ViewOptions, viewMask, viewSlice } from './views';
 
-export { CallNode, CallTree, ThreadView, Timeline };
+export { CallNode, CallTree, processKey, processOfKey, ThreadView, Timeline };
 export type { TimeRange };
 export type { ViewOptions, WaitingFilter } from './views';
 export type { GroupBy };
@@ -68,6 +68,8 @@ export class ProfileModel {
   readonly funcs: KeyInfo[] = [];
   readonly lineInfos: KeyInfo[] = [];
   readonly threads = new Map<number, ThreadInfo>();
+  /** Processes announced (a run with subprocesses): pid -> command line, and whether it ended. */
+  readonly processes = new Map<number, { commandLine: string; exited?: boolean }>();
   /** stack ID -> frame IDs, root first (a run started with `stacks`) */
   private readonly stackDefs = new Map<number, readonly number[]>();
   /** frame index -> its kind (views.ts: the program's, the debugger's, native, a task's) */
@@ -75,8 +77,10 @@ export class ProfileModel {
 
   /** Every distinct stack of each thread, with its samples. */
   private readonly stacks = new StackTable();
+  /** A thread key's process, 0 when unknown. */
+  private readonly pidOf = (tid: number): number => this.threads.get(tid)?.pid ?? 0;
   /** The stacks as sampled. */
-  private readonly full = new Aggregate(this.frameFunc, this.stacks);
+  private readonly full = new Aggregate(this.frameFunc, this.stacks, this.stacks, this.pidOf);
   /**
    * The other views in use, by viewMask (views.ts): without the debugger (what lies below the last
    * debugger frame of each stack, or the one node DEBUGGER_FUNCTION for a sample taken in the
@@ -85,7 +89,7 @@ export class ProfileModel {
    */
   private readonly derived = new Map<number, Aggregate>();
   /** Samples over time, by stack record (timeline.ts). */
-  readonly timeline = new Timeline();
+  readonly timeline = new Timeline(undefined, undefined, this.pidOf);
   /** When set, trees and tables hold only the samples of the timeline's buckets in this range. */
   private range: TimeRange | null = null;
   /** The aggregates of the range, rebuilt from the timeline when the range or the data changed. */
@@ -134,6 +138,8 @@ export class ProfileModel {
     for (const id in body.newFrames) this.defineFrame(Number(id), body.newFrames[id]);
     if (body.newStacks) for (const id in body.newStacks) this.stackDefs.set(Number(id), body.newStacks[id]);
     if (body.threads) for (const id in body.threads) this.threads.set(Number(id), body.threads[id]);
+    const processes = (body as { processes?: Record<string, { commandLine: string; exited?: boolean }> }).processes;
+    if (processes) for (const pid in processes) this.processes.set(Number(pid), { ...this.processes.get(Number(pid)), ...processes[pid] });
     const samples = body.samples;
     const stackIds = body.stackIds ?? [];
     const counts = body.stackCounts ?? [];
@@ -216,6 +222,24 @@ export class ProfileModel {
       .sort((a, b) => b.samples - a.samples || a.id - b.id);
   }
 
+  /**
+   * The processes of the threads sampled, most samples first, each with its threads (ids, most
+   * samples first); empty unless more than one process was sampled (a run with subprocesses).
+   */
+  processList(): Array<{ pid: number; key: number; commandLine?: string; samples: number; threads: number[] }> {
+    const byPid = new Map<number, { pid: number; key: number; commandLine?: string; samples: number; threads: number[] }>();
+    for (const t of this.threadList()) {
+      const pid = t.info?.pid ?? 0;
+      if (pid <= 0) continue;
+      let p = byPid.get(pid);
+      if (p === undefined) byPid.set(pid, (p = { pid, key: processKey(pid), commandLine: this.processes.get(pid)?.commandLine, samples: 0, threads: [] }));
+      p.samples += t.samples;
+      p.threads.push(t.id);
+    }
+    if (byPid.size < 2) return [];
+    return [...byPid.values()].sort((a, b) => b.samples - a.samples || a.pid - b.pid);
+  }
+
   /** Per-key self and total samples of a view, sorted by `sortBy` (then total, self). */
   table(groupBy: GroupBy, thread: number | undefined, sortBy: 'self' | 'total', limit = Infinity, view: boolean | ViewOptions = false): TableRow[] {
     const v = this.aggregate(viewMask(view)).stats(thread, this.frames.length, this.funcs.length);
@@ -256,7 +280,7 @@ export class ProfileModel {
       this.debuggerLine[0] = key;
       this.debuggerFunc[0] = this.frameFunc[key];
     }
-    return new Aggregate(this.frameFunc, this.stacks, { line: this.debuggerLine, func: this.debuggerFunc });
+    return new Aggregate(this.frameFunc, this.stacks, { line: this.debuggerLine, func: this.debuggerFunc }, this.pidOf);
   }
 
   /**
@@ -272,7 +296,7 @@ export class ProfileModel {
       r = this.ranged = { serial: tl.serial, width: tl.width, first, end, byMask: new Map() };
     const built = r.byMask.get(mask);
     if (built !== undefined) return built;
-    const into = mask === 0 ? new Aggregate(this.frameFunc, this.stacks) : this.newDerived();
+    const into = mask === 0 ? new Aggregate(this.frameFunc, this.stacks, this.stacks, this.pidOf) : this.newDerived();
     for (let b = first; b < end; b++) tl.forEachRec(b, (rec, w) => this.addDerived(into, mask, rec, w));
     r.byMask.set(mask, into);
     return into;
@@ -358,11 +382,21 @@ export class ProfileModel {
 
 const NO_FRAMES: readonly number[] = [];
 
-/** Display name of a thread. */
-export function threadLabel(id: number, info?: ThreadInfo): string {
+/** Display name of a thread (or of a process, for a process key). */
+export function threadLabel(id: number, info?: ThreadInfo, commandLine?: string): string {
   if (id === UNKNOWN_THREAD) return 'unknown thread';
+  const pid = processOfKey(id);
+  if (pid !== undefined) return processLabel(pid, commandLine);
   const name = info?.name ? info.name : 'thread';
   return `${name} (${id})`;
+}
+
+/** "process 4242 (python worker.py)": the command line shortened to its program and first arguments. */
+export function processLabel(pid: number, commandLine?: string): string {
+  if (!commandLine) return `process ${pid}`;
+  const words = commandLine.split(' ').filter((w) => w !== '');
+  const shown = words.map((w, i) => (i === 0 || w.includes('/') ? basename(w) : w)).join(' ');
+  return `process ${pid} (${shown.length > 48 ? `${shown.slice(0, 47)}…` : shown})`;
 }
 
 /** "file:line" of a key, or the native module. */

@@ -174,6 +174,36 @@ export interface Frame {
   origin?: FrameOrigin;
 }
 
+export interface Instruction {
+  /**
+   * The frame (a Python function at a line) the instruction belongs to, as announced in newFrames.
+   */
+  frame: number;
+  /** Byte offset of the instruction in its code object's bytecode (as dis shows it). */
+  offset: number;
+  /**
+   * The opcode's name as the interpreter executed it: a specialised form where the adaptive
+   * interpreter (3.11+) had specialised it ("BINARY_OP_MULTIPLY_INT").
+   */
+  opcode: string;
+  /**
+   * The generic opcode a specialised one stands for ("BINARY_OP"); absent when opcode is already
+   * generic.
+   */
+  baseOpcode?: string;
+  /** First line of the instruction's source range (3.11+); 0 when unknown. */
+  line?: number;
+  /** Last line of the range (3.11+); absent when unknown. */
+  endLine?: number;
+  /**
+   * Start of the range on its first line, in UTF-8 bytes from 0, as code.co_positions() gives it
+   * (3.11+); absent when unknown.
+   */
+  column?: number;
+  /** End of the range on its last line, exclusive, in UTF-8 bytes (3.11+); absent when unknown. */
+  endColumn?: number;
+}
+
 export interface ThreadInfo {
   name: string;
   /** The Linux thread id (TID). */
@@ -224,6 +254,14 @@ export interface StartProfilingArguments {
    * builds). Default true; false leaves the stacks as the Python frames are.
    */
   gc?: boolean;
+  /**
+   * Each sample also records the bytecode instruction every Python frame was at (its offset, opcode
+   * as executed, specialised or adaptive, and on CPython 3.11+ the source columns of the expression
+   * it belongs to), and profilingData carries, per source line, how many samples each instruction
+   * took (newInstructions, instructionCounts): what a client needs to show which expression of a
+   * line is hot. Frames and stacks are the same as without it. Default false.
+   */
+  opcodes?: boolean;
   /** Child Python processes of the profiled process are sampled too. Default false. */
   subprocesses?: boolean;
   /**
@@ -374,6 +412,19 @@ export interface ProfilingDataBody {
   /** Failed reads since the previous event. */
   errorCount?: number;
   /**
+   * With opcodes: instructions counted for the first time in this profiling run, by instruction ID
+   * (decimal string). Announced once per run, in the event of their first count or earlier.
+   */
+  newInstructions?: Record<string, Instruction>;
+  /**
+   * With opcodes: the samples taken since the previous event at each instruction, three integers
+   * per instruction: its ID, own, total. Own counts the samples whose innermost Python frame was at
+   * the instruction, total the samples with a frame at it anywhere on the stack (once per sample
+   * however deep it recurses). An instruction absent from an event took no samples in it; its
+   * length is a multiple of 3.
+   */
+  instructionCounts?: number[];
+  /**
    * Wall-clock time of the first sample in this event, in milliseconds since the Unix epoch. Absent
    * when samples is empty.
    */
@@ -514,6 +565,7 @@ export const START_DEFAULTS = {
   idle: false,
   gil: false,
   gc: true,
+  opcodes: false,
   subprocesses: false,
   async: 'off',
   batchIntervalMs: 100,

@@ -11,6 +11,7 @@
 // bucket gets samples, since an hour of a busy program holds millions of (bucket, stack) pairs.
 
 /** A span of time, milliseconds since the Unix epoch: [start, end). */
+import { processOfKey } from './aggregate';
 export interface TimeRange {
   start: number;
   end: number;
@@ -43,6 +44,8 @@ export class Timeline {
   constructor(
     readonly maxBuckets = MAX_BUCKETS,
     firstWidth = FIRST_WIDTH_MS,
+    /** A thread key's process (0 unknown): what a process key (aggregate.ts) counts. */
+    private readonly pidOf: (tid: number) => number = () => 0,
   ) {
     this.width = firstWidth;
   }
@@ -96,10 +99,14 @@ export class Timeline {
     return this.totals.length;
   }
 
-  /** Samples of a bucket, of one thread or of all (undefined). */
+  /** Samples of a bucket, of one thread, one process (processKey) or of all (undefined). */
   count(b: number, thread?: number): number {
     if (thread === undefined) return this.totals[b] ?? 0;
-    return this.threads[b]?.get(thread) ?? 0;
+    const pid = processOfKey(thread);
+    if (pid === undefined) return this.threads[b]?.get(thread) ?? 0;
+    let n = 0;
+    for (const [tid, c] of this.threads[b] ?? []) if (this.pidOf(tid) === pid) n += c;
+    return n;
   }
 
   /** Calls `fn` with each stack record of a bucket and its samples. */

@@ -4,7 +4,7 @@
 // navigation.ts (breadcrumb and details), tooltip.ts, search.ts, table.ts, input.ts (mouse, keys,
 // messages), persist.ts (kept choices), baselines.ts and diff.ts (comparison), scheduler.ts.
 
-import { CallNode, GroupBy, KeyInfo, ProfileModel, threadLabel, ViewOptions } from '../model/profile';
+import { CallNode, GroupBy, KeyInfo, ProfileModel, processOfKey, threadLabel, ViewOptions } from '../model/profile';
 import type { ProfilingDataBody } from '../model/protocol';
 import { Baseline, Baselines } from './baselines';
 import { DiffView } from './diff';
@@ -140,7 +140,7 @@ export class App {
       ),
     );
     this.input = new Input(this);
-    this.toolbar.refreshThreads(this.model.threadList(), this.thread);
+    this.toolbar.refreshThreads(this.model.threadList(), this.thread, this.model.processList());
     this.selectTree();
     this.invalidate();
   }
@@ -207,7 +207,7 @@ export class App {
     if (!modelChanged && !this.uiDirty) return;
     this.drawnVersion = this.model.version;
     this.uiDirty = false;
-    if (modelChanged) this.toolbar.refreshThreads(this.model.threadList(), this.thread);
+    if (modelChanged) this.toolbar.refreshThreads(this.model.threadList(), this.thread, this.model.processList());
     this.toolbar.showTaskToggles(this.run?.async === 'running' || this.run?.async === 'all' || this.model.hasTasks);
     this.toolbar.showWaitingTasks(this.waitingTasks, this.waitingAvailable);
     this.selectTree();
@@ -237,7 +237,7 @@ export class App {
     this.graph.palette = readPalette(document.documentElement, document.body);
     const width = this.graphEl.clientWidth;
     const height = Math.max(this.graphEl.clientHeight, this.graph.contentHeight());
-    this.graph.rootLabel = this.thread === undefined ? 'all threads' : threadLabel(this.thread, this.model.threads.get(this.thread));
+    this.graph.rootLabel = this.thread === undefined ? 'all threads' : threadLabel(this.thread, this.model.threads.get(this.thread), this.model.processes.get(processOfKey(this.thread) ?? 0)?.commandLine);
     this.diff.update(this.graph.tree, this.model, this.groupBy, this.thread, this.view, this.graph.palette, `${this.model.version}:${this.groupBy}:${this.thread}:${this.viewKey}:${this.graph.palette.kind}`);
     this.graph.colourHook = this.diff.baseline ? (n) => this.diff.colourOf(n) : null;
     this.graph.draw(width, height);

@@ -229,12 +229,30 @@ export class Toolbar {
   }
 
   /** The thread choices, rebuilt only when a thread or a name changed. */
-  refreshThreads(list: Array<{ id: number; info?: ThreadInfo }>, current: number | undefined): void {
-    const sig = list.map((t) => `${t.id}:${t.info?.name ?? ''}`).join('|');
+  refreshThreads(list: Array<{ id: number; info?: ThreadInfo }>, current: number | undefined, processes: ReadonlyArray<{ pid: number; key: number; commandLine?: string; threads: number[] }> = []): void {
+    const sig = `${list.map((t) => `${t.id}:${t.info?.name ?? ''}`).join('|')}/${processes.map((p) => `${p.pid}:${p.commandLine ?? ''}:${p.threads.join(',')}`).join('|')}`;
     if (sig === this.threadsShown) return;
     this.threadsShown = sig;
-    const opts = [el('option', { value: 'all', textContent: 'All threads' })];
-    for (const t of list) opts.push(el('option', { value: String(t.id), textContent: threadLabel(t.id, t.info) }));
+    const opts: HTMLElement[] = [el('option', { value: 'all', textContent: 'All threads' })];
+    const option = (t: { id: number; info?: ThreadInfo }, indent: string) => el('option', { value: String(t.id), textContent: indent + threadLabel(t.id, t.info) });
+    if (processes.length === 0) {
+      for (const t of list) opts.push(option(t, ''));
+    } else {
+      // A run over several processes: each process (all its threads), then its threads under it.
+      const byId = new Map(list.map((t) => [t.id, t]));
+      const placed = new Set<number>();
+      for (const p of processes) {
+        const threads = p.threads.length === 1 ? 'its thread' : `its ${p.threads.length} threads`;
+        opts.push(el('option', { value: String(p.key), textContent: `${threadLabel(p.key, undefined, p.commandLine)}: ${threads}` }));
+        for (const id of p.threads) {
+          const t = byId.get(id);
+          if (t === undefined) continue;
+          opts.push(option(t, '\u2003'));
+          placed.add(id);
+        }
+      }
+      for (const t of list) if (!placed.has(t.id)) opts.push(option(t, ''));
+    }
     this.threadEl.replaceChildren(...opts);
     this.showThread(current);
     if (this.threadEl.value === '') this.threadEl.value = 'all';

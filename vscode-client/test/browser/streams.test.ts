@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { nodeRgb } from '../../src/webview/theme';
 import { harnessForFile, screenshotDir } from '../support/browser';
 import { byNames, feed, frames, modelByNames, pixel, post, tableCurrent, text } from '../support/page';
-import { clientRoot, readStream } from '../support/reference';
+import { clientRoot, pooledStream, readStream } from '../support/reference';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const h = harnessForFile();
@@ -153,6 +153,34 @@ test('a stream recorded from live profiling under debugpy: model, pixels, hover,
   });
   assert.ok(names.includes('hash_blocks') && names.includes('digest'));
   assert.ok(!names.includes('run_batches') && !names.includes('checksum'));
+  assert.deepEqual(h.pageErrors, []);
+  await page.close();
+});
+
+test('a run over several processes: the thread selector offers each process (all its threads) above its threads', async () => {
+  const page = await h.open();
+  const bodies = pooledStream(3, 20);
+  await post(page, [{ type: 'run', run: { session: 'pool' } }]);
+  await feed(page, bodies);
+  await frames(page);
+  const options = await page.$$eval('#thread option', (o) => o.map((x) => ({ value: (x as HTMLOptionElement).value, text: x.textContent ?? '' })));
+  const at = options.findIndex((o) => o.text.startsWith('process 100 (python3 pool.py --workers 2): its 2 threads'));
+  assert.ok(at > 0, options.map((o) => o.text).join(' | '));
+  // Its threads follow it, indented.
+  assert.deepEqual(options.slice(at + 1, at + 3).map((o) => o.text.replace(/^\u2003/, '')).sort(), ['T101 (101)', 'T102 (102)']);
+  assert.ok(options.slice(at + 1, at + 3).every((o) => o.text.startsWith('\u2003')));
+  assert.ok(options.some((o) => o.text === 'process 300: its thread'));
+  await page.selectOption('#thread', options[at].value);
+  await page.waitForFunction((v) => (window as any).__dapprof.thread === Number(v), options[at].value);
+  await frames(page);
+  const shown = await page.evaluate(() => {
+    const app = (window as any).__dapprof;
+    return { root: app.graph.tree.root.total, want: app.model.sampleCount(app.thread), label: app.graph.rootLabel, t101: app.model.sampleCount(101), t102: app.model.sampleCount(102) };
+  });
+  assert.equal(shown.root, shown.want);
+  assert.equal(shown.root, shown.t101 + shown.t102, 'the process is its two threads');
+  assert.equal(shown.label, 'process 100 (python3 pool.py --workers 2)');
+  await page.screenshot({ path: join(screenshotDir, 'flamegraph-process-pool.png') });
   assert.deepEqual(h.pageErrors, []);
   await page.close();
 });

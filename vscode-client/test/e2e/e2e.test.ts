@@ -132,7 +132,8 @@ before(async () => {
   server = new CodeServer({
     bin: CODE_SERVER_BIN,
     runDir: RUN_DIR,
-    userSettings: WORKBENCH_SETTINGS,
+    // With opcodes: the line-heat step checks the sub-line heat too.
+    userSettings: { ...WORKBENCH_SETTINGS, 'dapprof.profiling.opcodes': true },
     machineSettings: { 'dapprof.path': DAPPROF_BIN },
   });
   const installed = server.installExtension(VSIX);
@@ -324,6 +325,42 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     assert.ok(seen.texts.length > 0, 'own and total at the ends of lines');
     for (const text of seen.texts) assert.match(text, /^\d+\.\d% own · \d+\.\d% total$/);
     await screenshot('line-heat');
+
+    // Sub-line heat (opcodes): checksum's `total = (total * 31 + i) % 1000003` has its hottest
+    // expressions underlined, each with its share of the line after it; hovering one names it and
+    // its instructions, BINARY_OP's specialised forms among them (CPython 3.11's adaptive
+    // interpreter specialises the int arithmetic of this loop at once).
+    const expressions = async () =>
+      editor.evaluate((root) => {
+        const under: { text: string; x: number; y: number; w: number; h: number }[] = [];
+        const shares: string[] = [];
+        for (const e of root.querySelectorAll('.view-lines span')) {
+          const style = getComputedStyle(e);
+          if (style.textDecorationLine.includes('underline') && style.textDecorationStyle === 'dotted' && e.childElementCount === 0) {
+            const r = e.getBoundingClientRect();
+            under.push({ text: e.textContent ?? '', x: r.x, y: r.y, w: r.width, h: r.height });
+          }
+          // A share after an expression: an injected text, or a pseudo-element's content.
+          const after = getComputedStyle(e, '::after').content;
+          for (const t of [e.childElementCount === 0 ? e.textContent ?? '' : '', after && after !== 'none' ? after.replace(/^"|"$/g, '') : '']) if (/^\d+%$/.test(t)) shares.push(t);
+        }
+        return { under, shares };
+      });
+    let sub = await expressions();
+    for (const deadline = Date.now() + STEP; (sub.under.length === 0 || sub.shares.length === 0) && Date.now() < deadline; sub = await expressions()) await sleep(250);
+    assert.ok(sub.under.length > 0, 'expressions of a hot line underlined');
+    assert.ok(sub.shares.length > 0, 'their shares of the line after them');
+    assert.ok(sub.under.every((u) => /total|31|1000003|\bi\b|fibonacci|n - [12]|n < 2/.test(u.text)), `the underlined text is of a hot line: ${JSON.stringify(sub.under)}`);
+    await screenshot('sub-line-heat');
+    const u = sub.under.find((x) => /total|31/.test(x.text)) ?? sub.under[0];
+    await page.mouse.move(u.x + Math.min(u.w / 2, 20), u.y + u.h / 2);
+    const hover = page.locator('.monaco-hover').filter({ hasText: /of this line's samples/ });
+    await hover.first().waitFor({ timeout: STEP });
+    const hoverText = (await hover.first().textContent()) ?? '';
+    assert.match(hoverText, /\d+% of this line's samples \(all threads\)/);
+    assert.match(hoverText, /(BINARY_OP|LOAD_FAST|LOAD_CONST|STORE_FAST)\w* \d+%/);
+    await screenshot('sub-line-heat-hover');
+    await page.keyboard.press('Escape');
 
     // A CodeLens above each sampled def: the topmost is fibonacci's (the first def of the file).
     const lenses = editor.locator('.codelens-decoration a').filter({ hasText: / own · / });

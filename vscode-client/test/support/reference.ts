@@ -501,3 +501,15 @@ export function taskStream(seed: number, batches: number): ProfilingDataBody[] {
   }
   return bodies;
 }
+
+/** A run with subprocesses: randomStream's threads 101 and 102 in process 100 (the debuggee), 103 in 200, 104 in 300, with the processes announced. */
+export const POOL_PID_OF: Record<number, number> = { 101: 100, 102: 100, 103: 200, 104: 300 };
+export const POOL_COMMANDS: Record<number, string> = { 100: '/usr/bin/python3 /srv/app/pool.py --workers 2', 200: '/usr/bin/python3 -c from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5, pipe_handle=7) --multiprocessing-fork', 300: '' };
+
+export function pooledStream(seed: number, batches: number): ProfilingDataBody[] {
+  return randomStream(seed, batches, { debugger: true }).map((b, i) => ({
+    ...b,
+    threads: Object.fromEntries(Object.entries(b.threads ?? {}).map(([id, t]) => [id, { ...t, pid: POOL_PID_OF[Number(id)] }])),
+    ...(i === 0 ? { processes: Object.fromEntries(Object.entries(POOL_COMMANDS).map(([pid, commandLine]) => [pid, { pid: Number(pid), commandLine }])) } : {}),
+  }));
+}
