@@ -35,7 +35,7 @@ AttachOptions attach_options(const SamplerOptions& o) {
   a.skip_idle = !loop::reads_sleeping_threads(o.sampling.mode);
   a.exceptions = loop::reads_exceptions(o.sampling.mode);
   a.lines = o.lines;
-  a.opcodes = o.opcodes;
+  a.opcodes = o.opcodes || o.sampling.opcodes;
   a.async = o.sampling.async;
   return a;
 }
