@@ -26,6 +26,9 @@ class Stream:
         self.dropped = 0
         self.errors = 0
         self.times: list[tuple[float, float]] = []
+        # With opcodes: instruction ID -> its definition, and -> [own, total] summed over events.
+        self.instructions: dict[int, dict] = {}
+        self.instruction_counts: dict[int, list[int]] = {}
 
     def add(self, message: dict) -> None:
         if self.check_schema:
@@ -63,6 +66,20 @@ class Stream:
                 assert fid in self.frames, f"frame {fid} used before it was announced"
             assert tid in self.threads, f"thread {tid} used before it was announced"
             self.stacks.append((tid, tuple(stack)))
+        for key, ins in body.get("newInstructions", {}).items():
+            iid = int(key)
+            assert iid not in self.instructions, f"instruction {iid} announced twice"
+            assert ins["frame"] in self.frames, f"instruction {iid} of a frame not announced"
+            self.instructions[iid] = ins
+        counts = body.get("instructionCounts", [])
+        assert len(counts) % 3 == 0, "instructionCounts holds triples"
+        for i in range(0, len(counts), 3):
+            iid, own, total = counts[i:i + 3]
+            assert iid in self.instructions, f"instruction {iid} counted before it was announced"
+            assert own <= total, (iid, own, total)
+            summed = self.instruction_counts.setdefault(iid, [0, 0])
+            summed[0] += own
+            summed[1] += total
         self.delivered += body["sampleCount"]
         self.dropped += body.get("droppedSampleCount", 0)
         self.errors += body.get("errorCount", 0)

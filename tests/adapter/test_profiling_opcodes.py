@@ -1,0 +1,71 @@
+"""Live profiling with `opcodes`: a real debugpy session of a program whose hot line's time goes
+to one instruction. The stream's frames stay one per line (as without opcodes), and the
+instructions counted beside them are the ones CPython's own `dis` gives at their offsets, with
+the positions of `co_positions()`; the multiplication leads its line."""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import DEBIAN_PYTHON, start_stdio
+from live_session import finish, launch, start_profiling, stream_of
+
+PROGRAM = Path(__file__).resolve().parents[1] / "app" / "cli" / "fixtures" / "opcode_hot.py"
+BASE = {"BINARY_OP", "BINARY_MULTIPLY", "BINARY_ADD", "LOAD_FAST", "LOAD_CONST", "STORE_FAST"}
+
+
+def truth(python: str) -> dict:
+    """What the interpreter's own dis says of the program (a run of no seconds prints it)."""
+    out = subprocess.run([python, str(PROGRAM), "0"], check=True, capture_output=True, text=True,
+                         timeout=60).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("opcodes", [True, False])
+def test_instructions_are_counted_beside_one_frame_per_line(procs, opcodes):
+    want = truth(DEBIAN_PYTHON)
+    by_offset = {i["offset"]: i for i in want["hot"]}
+    proc, client = start_stdio(procs)
+    launch(client, [60], python=DEBIAN_PYTHON, program=PROGRAM)
+    mark = len(client.received)
+    body = start_profiling(client, rate=500, batchIntervalMs=50, opcodes=opcodes)
+    assert body["rate"] == 500
+    time.sleep(2.0)
+    stopped = client.call("stopProfiling", {})
+    assert stopped["success"], stopped
+    stream = stream_of(client, mark)
+    finish(client)
+    hot = [fid for fid, f in stream.frames.items()
+           if f["function"] == "hot" and f["line"] == want["hot_line"]]
+    assert len(hot) == 1, "the hot line is one frame, whatever its instructions"
+    keys = [(f["file"], f["line"], f["function"], f.get("native", False))
+            for f in stream.frames.values()]
+    assert len(keys) == len(set(keys)), "no frame announced twice under another ID"
+    if not opcodes:
+        assert not stream.instructions and not stream.instruction_counts
+        return
+
+    on_hot = {iid: ins for iid, ins in stream.instructions.items() if ins["frame"] == hot[0]}
+    assert on_hot, "instructions of the hot line"
+    line_total = sum(stream.instruction_counts.get(iid, [0, 0])[1] for iid in on_hot)
+    hot_samples = sum(1 for _, stack in stream.stacks if hot[0] in stack)
+    assert line_total == hot_samples, "each sample at the line counted at one of its instructions"
+    for iid, ins in on_hot.items():
+        dis_says = by_offset.get(ins["offset"])
+        assert dis_says, f"offset {ins['offset']} is an instruction start by dis"
+        assert ins.get("baseOpcode", ins["opcode"]) == dis_says["name"], (ins, dis_says)
+        assert [ins["line"], ins["endLine"], ins["column"], ins["endColumn"]] \
+            == dis_says["positions"], (ins, dis_says)
+    top = max(on_hot, key=lambda iid: stream.instruction_counts.get(iid, [0, 0])[1])
+    assert on_hot[top]["offset"] in want["multiply"], on_hot[top]
+    assert stream.instruction_counts[top][1] >= 0.4 * line_total
+    # The caller is at its call: main's frame, at the CALL of hot.
+    main = [fid for fid, f in stream.frames.items()
+            if f["function"] == "main" and f["line"] == want["call_line"]]
+    assert main
+    calls = {ins["opcode"] for ins in stream.instructions.values() if ins["frame"] == main[0]}
+    assert calls and all(c.startswith(("CALL", "PRECALL")) for c in calls), calls
