@@ -11,6 +11,7 @@ TYPES: dict[str, tuple[str | None, str]] = {
     "functionStats": ("FunctionStats", "FunctionStats"),
     "frame": (None, "Frame"),
     "thread": (None, "ThreadInfo"),
+    "process": (None, "ProcessInfo"),
     "startProfilingArguments": ("StartProfilingArguments", "StartProfilingArguments"),
     "startProfilingResponse": ("StartProfilingResponse", "StartProfilingResponseBody"),
     "stopProfilingArguments": ("StopProfilingArguments", "StopProfilingArguments"),
