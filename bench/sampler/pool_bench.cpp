@@ -66,8 +66,8 @@ void pools_of(const bench::Interpreter& interp, const std::vector<int>& sizes, d
     }
     if (tachyon && tachyon_skip.empty()) {
       std::string why;
-      if (const auto f = bench::pool_tachyon(*tachyon, interp.root, pool.pid, n, rate, whole,
-                                             &why)) {
+      if (const auto f =
+              bench::pool_tachyon(*tachyon, interp.root, pool.pid, n, rate, whole, &why)) {
         const auto who = fmt::format("tachyon --subprocesses ({})", interp.label);
         print_row(who, n, rate, *f);
         table[who][n] = f->cpu_us_per_sample;
@@ -91,8 +91,8 @@ void print_ratios(const Table& table, const std::vector<int>& sizes) {
     std::string row = fmt::format("  {:<40}", who);
     for (int n : sizes) {
       const auto it = by_size.find(n);
-      row += it == by_size.end() ? fmt::format(" {:>8}", "n/a")
-                                 : fmt::format(" {:>8.1f}", it->second);
+      row +=
+          it == by_size.end() ? fmt::format(" {:>8}", "n/a") : fmt::format(" {:>8.1f}", it->second);
     }
     const auto a = by_size.find(first), b = by_size.find(last);
     const bool both = a != by_size.end() && b != by_size.end() && a->second > 0;
@@ -134,12 +134,13 @@ int main(int argc, char** argv) {
                          return p == i.label || p == i.path;
                        }) != pythons.end();
     // By default a shared and a static libpython outside the root, and 3.15 inside it.
-    const bool picked = i.label.starts_with("pyenv-3.12") || i.label == "debian-3.11" ||
-                        i.label == "sid-3.15";
+    const bool picked =
+        i.label.starts_with("pyenv-3.12") || i.label == "debian-3.11" || i.label == "sid-3.15";
     if (pythons.empty() ? (all || picked) : asked) interps.push_back(i);
   }
   if (!austin) fmt::print("austin: not given (--peer austin=PATH); its rows are left out\n");
-  if (!tachyon) fmt::print("tachyon: not given (--peer tachyon=PYTHON3.15); its rows are left out\n");
+  if (!tachyon)
+    fmt::print("tachyon: not given (--peer tachyon=PYTHON3.15); its rows are left out\n");
   fmt::print(
       "CPU is the sampler's (dapprof: its sampling thread; austin: its process; tachyon: its "
       "processes, a 1 s run's subtracted); samples are of every process of the pool; per worker: "

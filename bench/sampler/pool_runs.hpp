@@ -49,13 +49,15 @@ inline PoolFigures pool_figures(double cpu, double samples, const std::map<pid_t
 // a launcher, which prints its pid); ready once every worker has started.
 struct Pool {
   Pool(const Interpreter& interp, int workers, double seconds)
-      : launcher({interp.path, "-c", kLauncher, DAPPROF_SOURCE_DIR "/tests/fixtures/pool_workers.py",
-                  "pool", std::to_string(workers), fmt::format("{:.0f}", seconds)}) {
+      : launcher({interp.path, "-c", kLauncher,
+                  DAPPROF_SOURCE_DIR "/tests/fixtures/pool_workers.py", "pool",
+                  std::to_string(workers), fmt::format("{:.0f}", seconds)}) {
     const auto pid_line = launcher.read_line();
     pid = pid_line ? static_cast<pid_t>(std::stol(*pid_line)) : -1;
     // The workers, and from 3.14 the forkserver they are forked from (and a resource tracker).
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (pid > 0 && sampler::process::descendants(pid).size() < static_cast<std::size_t>(workers)) {
+    while (pid > 0 &&
+           sampler::process::descendants(pid).size() < static_cast<std::size_t>(workers)) {
       if (std::chrono::steady_clock::now() > until) {
         kill(pid, SIGKILL);
         pid = -1;
@@ -109,7 +111,8 @@ inline std::optional<PoolFigures> pool_dapprof(pid_t pid, int workers, double ra
   const auto begin = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
   (*sampler)->stop();
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   std::unique_lock lock(m);
   cv.wait(lock, [&] { return stopped; });
   return pool_figures(cpu, samples, spinning, workers, wall);

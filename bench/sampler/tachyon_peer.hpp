@@ -64,8 +64,8 @@ class Tachyon {
         return fmt::format("cannot mount /proc in {}: {}", root, std::strerror(errno));
       mounted_.push_back(proc);
     }
-    const auto help = output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach",
-                                 "--help"});
+    const auto help =
+        output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach", "--help"});
     if (!help || help->first.find("usage:") == std::string::npos)
       return fmt::format("{} in {} has no profiling.sampling (CPython 3.15's sampler)", python_,
                          root);
@@ -106,17 +106,17 @@ class Tachyon {
   // are removed. CPU is that of the whole tree of its processes it reaped.
   struct PoolRun {
     double cpu = 0;
-    std::map<pid_t, double> samples;  // by target pid (the parent's under `pid`)
+    std::map<pid_t, double> samples;   // by target pid (the parent's under `pid`)
     std::map<pid_t, double> spinning;  // of those, samples whose stack holds `marker`
   };
   std::optional<PoolRun> run_pool(const std::string& root, pid_t pid, double rate, int seconds,
                                   const std::string& marker, std::string* why = nullptr) const {
     namespace fs = std::filesystem;
     const std::string base = "/tmp/dapprof-bench-tachyon-pool";
-    const auto out = output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach",
-                                "--subprocesses", "-r", fmt::format("{:.0f}", rate), "-d",
-                                std::to_string(seconds), "--collapsed", "-o", base + ".txt",
-                                std::to_string(pid)});
+    const auto out =
+        output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach", "--subprocesses",
+                   "-r", fmt::format("{:.0f}", rate), "-d", std::to_string(seconds), "--collapsed",
+                   "-o", base + ".txt", std::to_string(pid)});
     if (!out) {
       if (why) *why = "it did not start";
       return std::nullopt;
