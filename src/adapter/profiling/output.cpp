@@ -16,9 +16,9 @@ namespace dapprof::adapter::profiling {
 namespace {
 
 Error failed(const std::string& path, std::string_view detail) {
-  return Error{
-      fmt::format("Could not write the profile to {}: {}. Choose a writable path.", path, detail),
-      ErrorCode::OutputFailed};
+  return Error{fmt::format("Could not write the profile to {}: {}. Choose a writable path.", path,
+                           detail),
+               ErrorCode::OutputFailed};
 }
 
 }  // namespace
