@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -121,7 +122,8 @@ class Tachyon {
       if (why) *why = "it did not start";
       return std::nullopt;
     }
-    PoolRun run{.cpu = out->second};
+    PoolRun run;
+    run.cpu = out->second;
     const fs::path dir = root + "/tmp";
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(dir, ec)) {

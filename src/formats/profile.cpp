@@ -75,7 +75,7 @@ void Profile::add_process(const model::ProcessInfo& process) {
 
 model::ProcessInfo Profile::process(pid_t pid) const {
   const auto it = processes_.find(pid);
-  return it != processes_.end() ? it->second : model::ProcessInfo{.pid = pid};
+  return it != processes_.end() ? it->second : model::ProcessInfo{.pid = pid, .command_line = {}};
 }
 
 void Profile::add_snapshot(const model::Snapshot& snapshot,
