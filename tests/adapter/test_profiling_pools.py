@@ -1,5 +1,7 @@
-"""Live profiling of a process pool: a debug session (real debugpy, subProcess on) of
-tests/fixtures/pool_workers.py, profiled with `subprocesses: true`. Every worker of the pool is in
+"""Live profiling of a process pool: a debug session (real debugpy) of
+tests/fixtures/pool_workers.py, profiled with `subprocesses: true`. subProcess is off: with it,
+debugpy holds every child until a client attaches a session to it, as VS Code does (the child
+sessions are test_child_sessions.py's subject); the sampler reads the workers either way. Every worker of the pool is in
 the parent's one stream, announced in `processes` with its command line, at the rate asked; each
 worker's end is announced; the profile the daemon writes has the process level the stream
 describes."""
@@ -24,24 +26,31 @@ BOUND = 0.4  # of RATE per worker: see tests/app/cli/test_record_pools.py
 
 def program_output(client) -> str:
     return "".join(m["body"].get("output", "") for m in client.received
-                   if m.get("event") == "output")
+                   if m.get("event") == "output" and m["body"].get("category") == "stdout")
+
+
+def truth_of(client) -> dict | None:
+    """The program's last line, once it has written all of it."""
+    for line in program_output(client).splitlines(keepends=True):
+        if '"workers"' in line and line.endswith("\n"):
+            return json.loads(line)
+    return None
 
 
 @pytest.mark.parametrize("kind", ["pool", "executor"])
 def test_pool_workers_in_the_parents_stream(procs, tmp_path, kind):
     proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
     # The parent waits 2 s before starting its pool: profiling is on by then.
-    pid = launch(client, [kind, WORKERS, SECONDS, "--wait", 2], program=PROGRAM, sub_process=True)
+    pid = launch(client, [kind, WORKERS, SECONDS, "--wait", 2], program=PROGRAM)
     procs.pids.append(pid)
     start_profiling(client, rate=RATE, subprocesses=True)
-    assert wait_until(lambda: '"workers"' in program_output(client), 120), program_output(client)
+    assert wait_until(lambda: truth_of(client) is not None, 90), program_output(client)
     time.sleep(0.5)  # the workers' ends, seen by the sampler's next scan
     out = tmp_path / "pool.txt"
     stopped = client.call("stopProfiling", {"outputPath": str(out), "format": "collapsed"})
     assert stopped["success"], stopped
     stream = stream_of(client)
-    truth = json.loads(next(line for line in program_output(client).splitlines()
-                            if '"workers"' in line))
+    truth = truth_of(client)
     workers = {w["pid"]: w["busy"] for w in truth["workers"]}
     assert len(workers) == WORKERS
 
