@@ -21,7 +21,7 @@ PROGRAM = Path(__file__).resolve().parents[1] / "fixtures" / "pool_workers.py"
 RATE = 50
 WORKERS = 32
 SECONDS = 5
-BOUND = 0.4  # of RATE per worker: see tests/app/cli/test_record_pools.py
+BOUND = 0.2  # of RATE per worker: see tests/app/cli/test_record_pools.py
 
 
 def program_output(client) -> str:
