@@ -20,7 +20,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -63,8 +65,8 @@ class Tachyon {
         return fmt::format("cannot mount /proc in {}: {}", root, std::strerror(errno));
       mounted_.push_back(proc);
     }
-    const auto help = output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach",
-                                 "--help"});
+    const auto help =
+        output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach", "--help"});
     if (!help || help->first.find("usage:") == std::string::npos)
       return fmt::format("{} in {} has no profiling.sampling (CPython 3.15's sampler)", python_,
                          root);
@@ -97,6 +99,56 @@ class Tachyon {
       return std::nullopt;
     }
     return TachyonRun{std::stod(m[1]), std::stod(m[2]), out->second};
+  }
+
+  // It sampling the process tree of `pid` (--subprocesses: a profiler process of its own for
+  // each child, each writing its samples to a file of its own) at `rate` for `seconds`. Its
+  // samples are read from those files (collapsed stacks, `STACK COUNT`), by process; the files
+  // are removed. CPU is that of the whole tree of its processes it reaped.
+  struct PoolRun {
+    double cpu = 0;
+    std::map<pid_t, double> samples;   // by target pid (the parent's under `pid`)
+    std::map<pid_t, double> spinning;  // of those, samples whose stack holds `marker`
+  };
+  std::optional<PoolRun> run_pool(const std::string& root, pid_t pid, double rate, int seconds,
+                                  const std::string& marker, std::string* why = nullptr) const {
+    namespace fs = std::filesystem;
+    const std::string base = "/tmp/dapprof-bench-tachyon-pool";
+    const auto out =
+        output_of({"chroot", root, python_, "-m", "profiling.sampling", "attach", "--subprocesses",
+                   "-r", fmt::format("{:.0f}", rate), "-d", std::to_string(seconds), "--collapsed",
+                   "-o", base + ".txt", std::to_string(pid)});
+    if (!out) {
+      if (why) *why = "it did not start";
+      return std::nullopt;
+    }
+    PoolRun run;
+    run.cpu = out->second;
+    const fs::path dir = root + "/tmp";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+      const auto name = entry.path().filename().string();
+      if (!name.starts_with("dapprof-bench-tachyon-pool")) continue;
+      // "...pool.txt" is the parent's, "...pool_PID.txt" a child's.
+      const auto under = name.find('_');
+      const pid_t of = under == std::string::npos
+                           ? pid
+                           : static_cast<pid_t>(std::atol(name.c_str() + under + 1));
+      std::ifstream in(entry.path());
+      for (std::string line; std::getline(in, line);) {
+        const auto space = line.rfind(' ');
+        if (space == std::string::npos) continue;
+        const double count = std::atof(line.c_str() + space + 1);
+        run.samples[of] += count;
+        if (line.find(marker) != std::string::npos) run.spinning[of] += count;
+      }
+      fs::remove(entry.path(), ec);
+    }
+    if (run.samples.empty()) {
+      if (why) *why = last_line(out->first);
+      return std::nullopt;
+    }
+    return run;
   }
 
   // Figures as dapprof's runs give them: paced, CPU per sample is the marginal one of a 1 s run

@@ -199,9 +199,15 @@ void write_gecko(const Profile& profile, std::ostream& out, const WriteOptions&)
       rows.push_back(Json::array({tables.stack(sample.stack), ms(sample.time_us), 0}));
     Json markers = state_markers(samples, profile.interval_us, tables);
     const auto& t = profile.threads()[i];
+    // The Firefox Profiler groups threads into tracks by pid, named by processName.
+    auto process_name = profile.name;
+    if (profile.process_level()) {
+      if (auto process = profile.process(t.pid); !process.command_line.empty())
+        process_name = std::move(process.command_line);
+    }
     threads.push_back(
         {{"name", thread_name(t)},
-         {"processName", profile.name},
+         {"processName", std::move(process_name)},
          {"processType", "default"},
          {"registerTime", 0},
          {"unregisterTime", nullptr},

@@ -120,6 +120,9 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
   const auto base_opcode_key = strings.index("base_opcode");
   const auto offset_key = strings.index("offset");
   const auto column_key = strings.index("column");
+  // With processes shown, a `process` label (its command line) as well: `-tagfocus process=...`.
+  const bool processes = profile.process_level();
+  const auto process_key = processes ? strings.index("process") : 0;
   for (const auto& [key, weight] : weights) {
     const auto& [thread_index, stack_index] = key;
     const auto& thread = profile.threads()[thread_index];
@@ -139,6 +142,14 @@ void write_pprof(const Profile& profile, std::ostream& out, const WriteOptions&)
     auto* pid = sample->add_label();
     pid->set_key(pid_key);
     pid->set_num(thread.pid);
+    if (processes) {
+      const auto process = profile.process(thread.pid);
+      auto* label = sample->add_label();
+      label->set_key(process_key);
+      label->set_str(strings.index(process.command_line.empty()
+                                       ? fmt::format("process {}", thread.pid)
+                                       : process.command_line));
+    }
     // With async sampling, the task the sample is of (its innermost task frame), as a label
     // that `pprof -tagfocus task=...` selects by.
     for (const auto frame : profile.stacks()[stack_index]) {

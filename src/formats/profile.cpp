@@ -69,8 +69,19 @@ void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t
   last_stack_[thread] = stack;
 }
 
+void Profile::add_process(const model::ProcessInfo& process) {
+  processes_.try_emplace(process.pid, process);
+}
+
+model::ProcessInfo Profile::process(pid_t pid) const {
+  const auto it = processes_.find(pid);
+  return it != processes_.end() ? it->second : model::ProcessInfo{.pid = pid, .command_line = {}};
+}
+
 void Profile::add_snapshot(const model::Snapshot& snapshot,
                            std::chrono::steady_clock::time_point start) {
+  if (snapshot.process && !processes_.contains(snapshot.process->pid))
+    add_process(*snapshot.process);
   const auto t =
       std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
   for (const auto& thread : snapshot.threads) {
@@ -109,21 +120,27 @@ model::Frame thread_frame(const model::ThreadInfo& thread) {
   return f;
 }
 
-model::Frame process_frame(pid_t pid) {
+model::Frame process_frame(const model::ProcessInfo& process) {
   model::Frame f;
-  f.function = fmt::format("process {}", pid);
+  if (process.command_line.empty()) {
+    f.function = fmt::format("process {}", process.pid);
+    return f;
+  }
+  std::string command = process.command_line;
+  std::replace(command.begin(), command.end(), ';', ',');
+  f.function = fmt::format("process {}:\"{}\"", process.pid, command);
   return f;
 }
 
 DisplayStacks::DisplayStacks(const Profile& profile, const WriteOptions& options)
     : profile_(profile), frames_(profile.frames()) {
-  const bool processes = profile.multiple_processes();
+  const bool processes = profile.process_level();
   std::unordered_map<pid_t, std::uint32_t> process_ids;
   for (const auto& thread : profile.threads()) {
     std::vector<std::uint32_t> prefix;
     if (processes) {
       auto [it, added] = process_ids.try_emplace(thread.pid, next_index(frames_.size()));
-      if (added) frames_.push_back(process_frame(thread.pid));
+      if (added) frames_.push_back(process_frame(profile.process(thread.pid)));
       prefix.push_back(it->second);
     }
     if (options.threads) {

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "formats/sample_store.hpp"
 #include "formats/stack_table.hpp"
 #include "model/frame.hpp"
+#include "model/process_info.hpp"
 #include "model/snapshot.hpp"
 #include "model/thread_info.hpp"
 
@@ -26,6 +28,9 @@ class Profile {
   std::int64_t interval_us = 10000;  // sampling interval: how long one sample lasts
   std::int64_t duration_us = 0;      // length of the recording, if known
   std::int64_t start_unix_ns = 0;    // wall-clock time the recording started, 0 if unknown
+  // A level per process above the threads even when only one was sampled: the run asked for
+  // subprocesses (one that started none still says which process its samples are of).
+  bool show_processes = false;
 
   std::uint32_t add_frame(const model::Frame& frame);
   std::uint32_t add_stack(std::span<const model::Frame> innermost_first);
@@ -37,7 +42,10 @@ class Profile {
   std::uint32_t add_thread(const model::ThreadInfo& thread);
   void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
                   double weight = 1, ThreadState state = {});
-  // One sample per thread of the snapshot, timed relative to start, with the thread's state.
+  // What is known of a process of the samples (the first word for a pid stays).
+  void add_process(const model::ProcessInfo& process);
+  // One sample per thread of the snapshot, timed relative to start, with the thread's state; the
+  // snapshot's process is added.
   void add_snapshot(const model::Snapshot& snapshot, std::chrono::steady_clock::time_point start);
 
   const std::vector<model::Frame>& frames() const { return stacks_.frames(); }
@@ -50,6 +58,12 @@ class Profile {
   // The end of the recording: duration_us, or past the last sample if that is later.
   std::int64_t end_us() const;
   bool multiple_processes() const;
+  // Whether writers show processes: several were sampled, or show_processes.
+  bool process_level() const { return show_processes || multiple_processes(); }
+  // The processes known by add_process, by pid; a thread's pid may have no entry.
+  const std::map<pid_t, model::ProcessInfo>& processes() const { return processes_; }
+  // The entry of `pid`, or one with that pid and no command line.
+  model::ProcessInfo process(pid_t pid) const;
 
  private:
   struct ThreadKey {
@@ -65,6 +79,7 @@ class Profile {
   std::uint32_t stack_of(std::uint32_t thread, std::span<const model::Frame> innermost_first);
 
   StackTable stacks_;
+  std::map<pid_t, model::ProcessInfo> processes_;
   std::vector<model::ThreadInfo> threads_;
   std::unordered_map<ThreadKey, std::uint32_t, ThreadKeyHash> thread_ids_;
   // Per thread, the stack of its latest sample (kNoStack before the first): where the next
@@ -83,7 +98,9 @@ std::string frame_label(const model::Frame& frame);
 // Pseudo-frames that writers put above a stack's root when asked to tell threads or processes
 // apart.
 model::Frame thread_frame(const model::ThreadInfo& thread);
-model::Frame process_frame(pid_t pid);
+// `process PID:"command line"` as py-spy labels a process (`;` in the command line becomes `,`,
+// which collapsed stacks would take for a frame boundary); `process PID` without one.
+model::Frame process_frame(const model::ProcessInfo& process);
 
 struct WriteOptions {
   bool threads = false;        // one root per thread (thread ids in the output)
@@ -91,7 +108,8 @@ struct WriteOptions {
 };
 
 // The frames writers show for each sample, root first: the profile's frames plus thread/process
-// pseudo-frames above the root when the options ask for threads or the profile spans processes.
+// pseudo-frames above the root when the options ask for threads or the profile shows processes
+// (Profile::process_level).
 class DisplayStacks {
  public:
   DisplayStacks(const Profile& profile, const WriteOptions& options);

@@ -8,9 +8,16 @@
 namespace dapprof::formats {
 namespace {
 
-std::string thread_title(const model::ThreadInfo& t) {
+// With processes shown, the process's command line follows its pid: speedscope lists its
+// profiles by title alone.
+std::string thread_title(const Profile& profile, const model::ThreadInfo& t) {
   const std::string name = t.name.empty() ? std::string("thread") : t.name;
-  return fmt::format("{} (thread 0x{:x}, tid {}) pid {}", name, t.thread_id, t.os_thread_id, t.pid);
+  auto title =
+      fmt::format("{} (thread 0x{:x}, tid {}) pid {}", name, t.thread_id, t.os_thread_id, t.pid);
+  if (!profile.process_level()) return title;
+  const auto process = profile.process(t.pid);
+  if (!process.command_line.empty()) title += fmt::format(" \"{}\"", process.command_line);
+  return title;
 }
 
 }  // namespace
@@ -49,7 +56,7 @@ void write_speedscope(const Profile& profile, std::ostream& out, const WriteOpti
   for (std::size_t i = 0; i < per_thread.size(); ++i) {
     auto& t = per_thread[i];
     profiles.push_back({{"type", "sampled"},
-                        {"name", thread_title(profile.threads()[i])},
+                        {"name", thread_title(profile, profile.threads()[i])},
                         {"unit", "none"},
                         {"startValue", 0},
                         {"endValue", t.total},

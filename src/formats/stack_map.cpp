@@ -10,6 +10,8 @@ Profile map_stacks(const Profile& profile, const StackRewrite& rewrite) {
   out.interval_us = profile.interval_us;
   out.duration_us = profile.duration_us;
   out.start_unix_ns = profile.start_unix_ns;
+  out.show_processes = profile.show_processes;
+  for (const auto& [pid, process] : profile.processes()) out.add_process(process);
   for (const auto& thread : profile.threads()) out.add_thread(thread);  // same indices
 
   const auto& frames = profile.frames();

@@ -3,12 +3,14 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model/frame.hpp"
 #include "model/local_variable.hpp"
+#include "model/process_info.hpp"
 #include "model/thread_info.hpp"
 
 namespace dapprof::model {
@@ -36,6 +38,12 @@ struct Snapshot {
   pid_t pid = 0;  // every thread's info.pid
   std::chrono::steady_clock::time_point time;
   std::vector<ThreadStack> threads;
+  // The process sampled (its pid is `pid`), shared by all its snapshots; null in snapshots that
+  // did not come from the sampler.
+  std::shared_ptr<const ProcessInfo> process;
+  // A child process sampled with `subprocesses` ended: this snapshot has no threads and says so
+  // once, after its last sample.
+  bool process_exited = false;
 };
 
 }  // namespace dapprof::model

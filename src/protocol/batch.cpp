@@ -56,6 +56,7 @@ ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b) {
   append(a.new_frames, std::move(b.new_frames));
   append(a.new_stacks, std::move(b.new_stacks));
   append(a.threads, std::move(b.threads));
+  append(a.processes, std::move(b.processes));
   append(a.samples, std::move(b.samples));
   append(a.thread_ids, std::move(b.thread_ids));
   if (!a.runs.empty() && !b.runs.empty() && a.runs.back().thread == b.runs.front().thread &&
@@ -98,6 +99,13 @@ Json to_json(const ProfilingBatch& batch) {
     if (t.thread_id != 0) info["pythonThreadId"] = std::to_string(t.thread_id);
     threads[std::to_string(t.os_thread_id)] = std::move(info);
   }
+  Json processes = Json::object();
+  for (const auto& p : batch.processes) {
+    // Assignment keeps the later announcement (its end) when merged batches hold both.
+    Json info = {{"pid", p.process.pid}, {"commandLine", p.process.command_line}};
+    if (p.exited) info["exited"] = true;
+    processes[std::to_string(p.process.pid)] = std::move(info);
+  }
   Json body = {{"newFrames", std::move(frames)},
                {"samples", std::move(samples)},
                {"sampleCount", batch.sample_count()},
@@ -106,6 +114,7 @@ Json to_json(const ProfilingBatch& batch) {
                {"threads", std::move(threads)},
                {"droppedSampleCount", batch.dropped_sample_count},
                {"errorCount", batch.error_count}};
+  if (!processes.empty()) body["processes"] = std::move(processes);
   if (batch.encoding == Encoding::Stacks) {
     Json stacks = Json::object();
     for (const auto& [id, stack] : batch.new_stacks) stacks[std::to_string(id)] = stack;
@@ -253,7 +262,20 @@ void BatchBuilder::add_run(ThreadId thread, StackId stack) {
     runs.push_back({thread, stack, 1});
 }
 
+void BatchBuilder::add_process(const model::ProcessInfo& process) {
+  if (processes_.try_emplace(process.pid, process).second) pending_.processes.push_back({process});
+}
+
+void BatchBuilder::process_exited(pid_t pid) {
+  const auto it = processes_.find(pid);
+  if (it == processes_.end()) return;  // never announced, or its end already was
+  pending_.processes.push_back({it->second, true});
+  processes_.erase(it);  // a reused pid is a process of its own
+}
+
 Status BatchBuilder::add(const model::Snapshot& snapshot) {
+  if (snapshot.process) add_process(*snapshot.process);
+  if (snapshot.process_exited) process_exited(snapshot.pid);
   for (const auto& thread : snapshot.threads)
     if (auto status = add(thread); !status) return status;
   return Ok{};
@@ -261,8 +283,8 @@ Status BatchBuilder::add(const model::Snapshot& snapshot) {
 
 bool BatchBuilder::empty() const {
   return pending_.samples.empty() && pending_.runs.empty() && pending_.new_frames.empty() &&
-         pending_.new_stacks.empty() && pending_.threads.empty() && pending_.error_count == 0 &&
-         pending_.dropped_sample_count == 0 && instructions_.empty();
+         pending_.new_stacks.empty() && pending_.threads.empty() && pending_.processes.empty() &&
+         pending_.error_count == 0 && pending_.dropped_sample_count == 0 && instructions_.empty();
 }
 
 ProfilingBatch BatchBuilder::take(double duration_ms) {

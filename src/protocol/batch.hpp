@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/process_info.hpp"
 #include "model/snapshot.hpp"
 #include "model/thread_info.hpp"
 #include "protocol/frame_table.hpp"
@@ -48,15 +49,23 @@ struct StackRun {
 // `stacks`, as runs of stack IDs, each distinct stack announced once.
 enum class Encoding { Frames, Stacks };
 
+// A process's announcement: when first sampled, and once more when it ends.
+struct ProcessAnnouncement {
+  model::ProcessInfo process;
+  bool exited = false;
+  bool operator==(const ProcessAnnouncement&) const = default;
+};
+
 struct ProfilingBatch {
   Encoding encoding = Encoding::Frames;
-  std::vector<FrameDefinition> new_frames;    // frames referenced for the first time in this run
-  std::vector<StackDefinition> new_stacks;    // Stacks: stacks used for the first time in this run
-  std::vector<model::ThreadInfo> threads;     // threads first seen, or whose name/ident changed
-  std::vector<std::vector<FrameId>> samples;  // Frames: one stack per thread per tick, root first
-  std::vector<ThreadId> thread_ids;           // Frames: parallel to samples
-  std::vector<StackRun> runs;                 // Stacks: the samples in the order taken
-  double duration_ms = 0;                     // wall time covered by the batch
+  std::vector<FrameDefinition> new_frames;     // frames referenced for the first time in this run
+  std::vector<StackDefinition> new_stacks;     // Stacks: stacks used for the first time in this run
+  std::vector<model::ThreadInfo> threads;      // threads first seen, or whose name/ident changed
+  std::vector<ProcessAnnouncement> processes;  // in the order they happened
+  std::vector<std::vector<FrameId>> samples;   // Frames: one stack per thread per tick, root first
+  std::vector<ThreadId> thread_ids;            // Frames: parallel to samples
+  std::vector<StackRun> runs;                  // Stacks: the samples in the order taken
+  double duration_ms = 0;                      // wall time covered by the batch
   // Wall-clock times (ms since the Unix epoch) of the first and last sample, if any.
   std::optional<double> start_time_ms, end_time_ms;
   std::uint64_t dropped_sample_count = 0;  // samples discarded since the previous event
@@ -71,7 +80,7 @@ struct ProfilingBatch {
 
 // One batch with a's content before b's (definitions and samples stay in order; counts and
 // durations add up; a run that continues across the two becomes one). If both define the same
-// thread, b's definition is the one sent.
+// thread or process, b's definition is the one sent.
 ProfilingBatch merge(ProfilingBatch a, ProfilingBatch b);
 // Discards the samples but keeps the definitions, counting the discarded samples as dropped.
 void drop_samples(ProfilingBatch& batch);
@@ -86,7 +95,11 @@ class BatchBuilder {
 
   // Adds one thread's stack as the sampler gives it (innermost first).
   Status add(const model::ThreadStack& thread);
-  // Adds every thread of a snapshot (the sampler has already filtered idle/GIL).
+  // Announces a process the first time it is given, or that it ended (once).
+  void add_process(const model::ProcessInfo& process);
+  void process_exited(pid_t pid);
+  // Adds every thread of a snapshot (the sampler has already filtered idle/GIL), and announces
+  // its process (see add_process, process_exited).
   Status add(const model::Snapshot& snapshot);
   // Adds one thread's stack as indices into `frames`, a store of the caller's that interned them
   // (a run's whole-profile recording), innermost first: no frame is kept twice. `stack` is the
@@ -117,6 +130,7 @@ class BatchBuilder {
   bool by_value_ = false;               // frames with instructions seen: intern by value
   StackIds stack_ids_;
   std::unordered_map<ThreadId, model::ThreadInfo> threads_;
+  std::unordered_map<pid_t, model::ProcessInfo> processes_;  // announced; erased once exited
   ProfilingBatch pending_;
 };
 

@@ -1,6 +1,7 @@
 """Decodes a session's profiling stream as a client would, checking the protocol's rules on the
 way: every message valid against schemas/, each frame ID (and, in a run started with `stacks`,
-each stack ID) announced once and before use, every sample's thread known. Both encodings decode
+each stack ID) announced once and before use, every sample's thread known, each process announced
+once when first sampled and once more when it ends. Both encodings decode
 to the same `stacks`: one entry per sample, in order."""
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ class Stream:
         self.stack_defs: dict[int, tuple] = {}  # stack ID -> frame IDs root first (with stacks)
         self.runs = 0  # entries of stackIds received
         self.threads: dict[int, dict] = {}
+        self.processes: dict[int, dict] = {}  # by pid, as last announced
+        self.exited: set[int] = set()
         self.stacks: list[tuple[int, tuple]] = []  # (thread id, frame IDs root first)
         self.events = 0
         self.delivered = 0
@@ -41,6 +44,18 @@ class Stream:
             self.frames[fid] = frame
         for key, thread in body.get("threads", {}).items():
             self.threads[int(key)] = thread
+        for key, process in body.get("processes", {}).items():
+            pid = int(key)
+            assert process["pid"] == pid, process
+            # A process's start and end merged into one event send only its end.
+            if process.get("exited"):
+                assert pid not in self.exited, f"process {pid}'s end announced twice"
+                self.exited.add(pid)
+            else:
+                assert pid not in self.processes or pid in self.exited, \
+                    f"process {pid} announced twice"
+                self.exited.discard(pid)  # its pid reused by a new process
+            self.processes[pid] = process
         for key, stack in body.get("newStacks", {}).items():
             sid = int(key)
             assert sid not in self.stack_defs, f"stack {sid} announced twice"
@@ -80,6 +95,10 @@ class Stream:
             summed = self.instruction_counts.setdefault(iid, [0, 0])
             summed[0] += own
             summed[1] += total
+        if self.processes:  # the daemon's sampler announces every process it samples
+            for tid in body["threadIds"]:
+                assert self.threads[tid].get("pid") in self.processes, \
+                    f"thread {tid}'s process was not announced"
         self.delivered += body["sampleCount"]
         self.dropped += body.get("droppedSampleCount", 0)
         self.errors += body.get("errorCount", 0)
@@ -103,11 +122,20 @@ class Stream:
             return f"{f['function']} ({f['file']})"
         return f"{f['function']} ({f['file']}:{f['line']})"
 
-    def collapsed(self) -> collections.Counter:
+    def process_label(self, pid: int) -> str:
+        """The process level of the formats: `process PID:"command line"` (py-spy's)."""
+        command = self.processes.get(pid, {}).get("commandLine", "").replace(";", ",")
+        return f'process {pid}:"{command}"' if command else f"process {pid}"
+
+    def collapsed(self, processes: bool = False) -> collections.Counter:
         """Stack counts as dapprof writes them for `collapsed` (root;...;leaf; empty stacks make
-        no line), for one process."""
-        return collections.Counter(";".join(self.label(fid) for fid in stack)
-                                   for _, stack in self.stacks if stack)
+        no line); with `processes`, under each sample's process (a run with subprocesses)."""
+        def line(tid, stack):
+            labels = [self.label(fid) for fid in stack]
+            if processes:
+                labels.insert(0, self.process_label(self.threads[tid]["pid"]))
+            return ";".join(labels)
+        return collections.Counter(line(tid, stack) for tid, stack in self.stacks if stack)
 
     def pids(self) -> set[int]:
         return {self.threads[tid]["pid"] for tid, _ in self.stacks}

@@ -132,10 +132,12 @@ TEST(ReadCollapsed, PySpysRawGivesProcessesThreadsAndFrames) {
     if (f.line == 14) lambda = f;
   EXPECT_EQ(lambda.function, "<lambda> (x)");
   EXPECT_EQ(lambda.file, "lib/calc.py");
-  // dapprof's labels of the same threads and processes, in its own spelling.
+  EXPECT_EQ(read.profile.process(4243).command_line, "python3 worker.py");
+  // dapprof's labels of the same threads and processes, in its own spelling (py-spy's for the
+  // process, its command line kept).
   const auto out = collapsed(read.profile, true);
-  EXPECT_NE(out.find("process 4242;thread (0x7f3a2c1b8740);<module> (app.py:30);main "
-                     "(app.py:25);compute (lib/calc.py:12) 7\n"),
+  EXPECT_NE(out.find("process 4242:\"python3 app.py --fast\";thread (0x7f3a2c1b8740);<module> "
+                     "(app.py:30);main (app.py:25);compute (lib/calc.py:12) 7\n"),
             std::string::npos)
       << out;
 }

@@ -52,6 +52,32 @@ TEST(Collapsed, OneProcessWithThreads) {
             "<&>.py:20);函数 (dir/ünï <&>.py:30) 1\n");
 }
 
+// A run with subprocesses: the process level names each process by its command line (a `;` of it
+// would split the stack), and is there for one process too when asked; without it, one process
+// has no level.
+TEST(Collapsed, ProcessLevelWithCommandLines) {
+  auto inputs = test::sample_inputs();
+  std::erase_if(inputs, [](const InputSample& s) { return s.pid != 100 || s.time_us != 0; });
+  auto p = test::make_profile(inputs);
+  p.add_process({.pid = 100, .command_line = "python3 pool.py a;b"});
+  EXPECT_EQ(to_string(model::ProfileFormat::Collapsed, p),
+            "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 1\n"
+            "main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);函数 (dir/ünï <&>.py:30) 1\n");
+  p.show_processes = true;
+  EXPECT_EQ(
+      to_string(model::ProfileFormat::Collapsed, p),
+      "process 100:\"python3 pool.py a,b\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20) 1\n"
+      "process 100:\"python3 pool.py a,b\";main (app.py:10);wörk<&>\"' (dir/ünï <&>.py:20);"
+      "函数 (dir/ünï <&>.py:30) 1\n");
+  const auto speedscope = json::parse(to_string(model::ProfileFormat::Speedscope, p));
+  for (const auto& profile : speedscope.at("profiles"))
+    EXPECT_TRUE(profile.at("name").get<std::string>().ends_with("pid 100 \"python3 pool.py a;b\""))
+        << profile.at("name");
+  const auto gecko = json::parse(to_string(model::ProfileFormat::Gecko, p));
+  for (const auto& thread : gecko.at("threads"))
+    EXPECT_EQ(thread.at("processName"), "python3 pool.py a;b");
+}
+
 TEST(Collapsed, EmptyStacksMakeNoLine) {
   Profile p;
   const auto t = p.add_thread({1, 1, 1, "T"});

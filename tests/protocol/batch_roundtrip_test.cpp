@@ -238,6 +238,39 @@ TEST(BatchBuilder, EventBodyMatchesTheDebugpyProposalShape) {
   EXPECT_TRUE(builder.empty());
 }
 
+TEST(BatchBuilder, ProcessesAreAnnouncedOnceAndOnceMoreWhenTheyEnd) {
+  BatchBuilder builder;
+  model::Snapshot snap;
+  snap.pid = 4243;
+  snap.process = std::make_shared<model::ProcessInfo>(
+      model::ProcessInfo{.pid = 4243, .command_line = "python3 pool.py"});
+  ASSERT_TRUE(builder.add(snap).ok());
+  ASSERT_TRUE(builder.add(snap).ok());
+  const Json body = to_json(builder.take(10));
+  EXPECT_EQ(body["processes"],
+            Json::parse(R"({"4243": {"pid": 4243, "commandLine": "python3 pool.py"}})"));
+  ASSERT_TRUE(builder.add(snap).ok());
+  EXPECT_TRUE(builder.empty()) << "announced again";
+  EXPECT_FALSE(to_json(builder.take(10)).contains("processes"));
+
+  model::Snapshot ended;
+  ended.pid = 4243;
+  ended.process_exited = true;
+  ASSERT_TRUE(builder.add(ended).ok());
+  ASSERT_TRUE(builder.add(ended).ok());
+  const auto end = builder.take(10);
+  ASSERT_EQ(end.processes.size(), 1u);
+  EXPECT_EQ(to_json(end)["processes"]["4243"]["exited"], true);
+  // Merged, the later announcement (its end) is what is sent.
+  ASSERT_TRUE(builder.add(snap).ok());  // the pid reused: a new process
+  auto started = builder.take(10);
+  ASSERT_EQ(started.processes.size(), 1u);
+  EXPECT_FALSE(started.processes[0].exited);
+  builder.process_exited(4243);
+  const Json merged = to_json(merge(std::move(started), builder.take(10)));
+  EXPECT_EQ(merged["processes"]["4243"]["exited"], true);
+}
+
 TEST(BatchBuilder, RenamedOrReusedThreadIsAnnouncedAgain) {
   BatchBuilder builder;
   StreamDecoder decoder;

@@ -198,6 +198,9 @@ void emit_data(Encoding encoding) {
         if (auto status = builder.add(thread); !status) throw std::runtime_error(status.message());
     }
     builder.add_errors(static_cast<std::uint64_t>(b % 2));
+    // A child process of a run with subprocesses: announced, then its end.
+    if (b == 0) builder.add_process({.pid = 4243, .command_line = "/usr/bin/python3 worker.py"});
+    if (b == 4) builder.process_exited(4243);
     ProfilingBatch batch = builder.take(100.25);
     if (b % 4 == 1) drop_samples(batch);
     if (b % 3 == 2) {  // merged with the next one

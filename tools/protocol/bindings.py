@@ -12,6 +12,7 @@ TYPES: dict[str, tuple[str | None, str]] = {
     "frame": (None, "Frame"),
     "instruction": (None, "Instruction"),
     "thread": (None, "ThreadInfo"),
+    "process": (None, "ProcessInfo"),
     "startProfilingArguments": ("StartProfilingArguments", "StartProfilingArguments"),
     "startProfilingResponse": ("StartProfilingResponse", "StartProfilingResponseBody"),
     "stopProfilingArguments": ("StopProfilingArguments", "StopProfilingArguments"),

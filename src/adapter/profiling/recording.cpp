@@ -16,9 +16,10 @@ double ms_between(Clock::time_point from, Clock::time_point to) {
 }  // namespace
 
 Recording::Recording(std::string name, double rate_hz, std::size_t max_pending_samples,
-                     protocol::Encoding encoding)
+                     protocol::Encoding encoding, bool show_processes)
     : builder_(encoding), backlog_(max_pending_samples) {
   profile_.name = std::move(name);
+  profile_.show_processes = show_processes;
   profile_.interval_us = static_cast<std::int64_t>(1e6 / rate_hz);
   profile_.start_unix_ns =
       std::chrono::duration_cast<std::chrono::nanoseconds>(started_wall_.time_since_epoch())
@@ -29,6 +30,14 @@ void Recording::add(model::Snapshot&& snapshot) {
   const auto t = std::max<std::int64_t>(
       0, std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - started_).count());
   std::lock_guard lock(mutex_);
+  if (snapshot.process) {
+    builder_.add_process(*snapshot.process);
+    profile_.add_process(*snapshot.process);
+  }
+  if (snapshot.process_exited) {
+    builder_.process_exited(snapshot.pid);
+    return;  // not a sample
+  }
   for (const auto& thread : snapshot.threads) {
     // The profile interns (and classifies) each frame once; the batch announces it by index.
     // Given the thread, it compares the stack with the thread's previous one before any lookup.

@@ -21,8 +21,9 @@ using Clock = std::chrono::steady_clock;
 
 class Recording {
  public:
+  // show_processes: the run samples subprocesses (formats::Profile::show_processes).
   Recording(std::string name, double rate_hz, std::size_t max_pending_samples,
-            protocol::Encoding encoding = protocol::Encoding::Frames);
+            protocol::Encoding encoding = protocol::Encoding::Frames, bool show_processes = false);
 
   // The sampler's thread.
   void add(model::Snapshot&& snapshot);

@@ -73,7 +73,8 @@ void Run::start(Json request, const protocol::StartProfilingArguments& arguments
   sampler_.reset();
   recording_ = std::make_shared<Recording>(
       fmt::format("python (pid {})", target), arguments.rate, config_.max_pending_samples,
-      arguments.stacks ? protocol::Encoding::Stacks : protocol::Encoding::Frames);
+      arguments.stacks ? protocol::Encoding::Stacks : protocol::Encoding::Frames,
+      arguments.subprocesses);
   pending_start_ = std::move(request);
 
   // The request handler refused arguments whose settings conflict.

@@ -30,6 +30,8 @@ Status write_profile_stream(const formats::Profile& profile, std::ostream& out,
     covered_us = until_us;
     write_event(out, protocol::kProfilingData, protocol::to_json(batch));
   };
+  // What is known of the processes goes with the first batch, as a live run announces them.
+  for (const auto& [pid, process] : profile.processes()) builder.add_process(process);
   for (const auto& sample : profile.samples()) {
     const auto& thread = profile.threads()[sample.thread];
     const auto& stack = profile.stacks()[sample.stack];

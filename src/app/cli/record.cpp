@@ -153,6 +153,7 @@ int run_record(const RecordOptions& o) {
   ShortFilenames short_filenames;
   Recording rec;
   rec.profile.name = target.name;
+  rec.profile.show_processes = o.sampling.subprocesses;
   rec.profile.interval_us = static_cast<std::int64_t>(1e6 / o.sampling.rate_hz);
   rec.start = Clock::now();
   rec.profile.start_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -166,7 +167,7 @@ int run_record(const RecordOptions& o) {
         std::lock_guard lock(rec.mutex);
         const std::size_t known = rec.profile.frames().size();
         rec.profile.add_snapshot(snap, rec.start);
-        if (!learn) return;
+        if (!learn || snap.process_exited) return;
         short_filenames.open_root(snap.pid);
         short_filenames.learn(rec.profile.frames(), known);
       },

@@ -96,6 +96,7 @@ Result<Session> start(const TopOptions& o, ChildIo io) {
   auto sampling = start_sampler(
       s.target, sampler_options(s.target, o.sampling, o.native_all),
       [watch](model::Snapshot&& snap) {
+        if (snap.process_exited) return;  // not a sample
         std::lock_guard lock(watch->mutex);
         if (auto& names = watch->short_filenames) {
           names->open_root(snap.pid);

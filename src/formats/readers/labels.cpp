@@ -46,7 +46,7 @@ std::optional<RootLabel> parse_root_label(std::string_view label, RootLabel so_f
   // thread_frame: `thread (0x7f..)` or `thread (0x7f..) "name"`; py-spy spells the hex in
   // capitals. process_frame: `process 1234`; py-spy adds `:"command line"`.
   static const std::regex thread(R"re(thread \(0[xX]([0-9a-fA-F]+)\)(?: "(.*)")?)re");
-  static const std::regex process(R"re(process (\d+)(?::.*)?)re");
+  static const std::regex process(R"re(process (\d+)(?::"(.*)"|:.*)?)re");
   std::match_results<std::string_view::const_iterator> m;
   if (!so_far.thread_id && std::regex_match(label.begin(), label.end(), m, thread)) {
     so_far.thread_id = number<std::uint64_t>(std::string_view(&*m[1].first, m[1].length()), 16);
@@ -56,6 +56,7 @@ std::optional<RootLabel> parse_root_label(std::string_view label, RootLabel so_f
   if (!so_far.pid && !so_far.thread_id &&
       std::regex_match(label.begin(), label.end(), m, process)) {
     so_far.pid = number<pid_t>(std::string_view(&*m[1].first, m[1].length()));
+    if (m[2].matched) so_far.command_line = m[2].str();
     return so_far;
   }
   return std::nullopt;

@@ -36,6 +36,8 @@ void ProfileFiller::add(std::vector<model::Frame> root_first, std::int64_t time_
     info.pid = root.pid.value_or(0);
     info.thread_id = root.thread_id.value_or(0);
     info.name = root.thread_name;
+    if (root.pid && !root.command_line.empty())
+      profile_.add_process({.pid = *root.pid, .command_line = root.command_line});
     thread_index = thread(std::move(info));
   } else if (fallback) {
     thread_index = *fallback;

@@ -31,6 +31,7 @@ model::Frame parse_frame_label(std::string_view label);
 // (thread_frame, process_frame) and py-spy write them with --threads or for subprocesses.
 struct RootLabel {
   std::optional<pid_t> pid;
+  std::string command_line;  // of the process, where the label gives it
   std::optional<std::uint64_t> thread_id;
   std::string thread_name;
 };

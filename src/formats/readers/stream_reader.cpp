@@ -60,12 +60,26 @@ Result<Profile> read_stream(std::string_view content) {
       return malformed(fmt::format("line {}: a profilingData event without a body", line_number));
     auto samples = decoder.decode(*body);
     if (!samples) return malformed(fmt::format("line {}: {}", line_number, samples.message()));
+    // Command lines, for the process level of a stream of several processes.
+    if (const auto processes = body->find("processes");
+        processes != body->end() && processes->is_object()) {
+      for (const auto& [key, process] : processes->items()) {
+        const auto pid = process.find("pid");
+        const auto command = process.find("commandLine");
+        if (pid == process.end() || !pid->is_number_integer() || command == process.end() ||
+            !command->is_string())
+          continue;
+        profile.add_process(
+            {.pid = pid->get<pid_t>(), .command_line = command->get<std::string>()});
+      }
+    }
 
     std::uint64_t count = 0;
     for (const auto& s : *samples) count += s.count;
     const auto start = body->find("startTime"), stop = body->find("endTime");
     const double start_ms = start != body->end() && start->is_number() ? start->get<double>() : 0;
-    const double stop_ms = stop != body->end() && stop->is_number() ? stop->get<double>() : start_ms;
+    const double stop_ms =
+        stop != body->end() && stop->is_number() ? stop->get<double>() : start_ms;
     if (!origin_ms && start != body->end() && count > 0) {
       origin_ms = start_ms;
       profile.start_unix_ns = std::llround(start_ms * 1e6);
@@ -81,7 +95,8 @@ Result<Profile> read_stream(std::string_view content) {
       } else {
         // A stream without threadIds: one thread, as the collapsed reader makes one up.
         if (!unnamed_thread)
-          unnamed_thread = profile.add_thread(model::ThreadInfo{.os_thread_id = 1, .name = "MainThread"});
+          unnamed_thread =
+              profile.add_thread(model::ThreadInfo{.os_thread_id = 1, .name = "MainThread"});
         thread = *unnamed_thread;
       }
       innermost_first.assign(s.stack.rbegin(), s.stack.rend());

@@ -165,7 +165,7 @@ inline constexpr int kMaxProcessId = 2147483647;
 inline constexpr std::size_t kMaxTopFunctions = 20;
 
 // Field names of the messages encoded by hand (protocol/batch.cpp, for speed): frame, instruction,
-// thread, profilingData, taskFrame, asyncTask, asyncTasksResponse.
+// thread, process, profilingData, taskFrame, asyncTask, asyncTasksResponse.
 namespace keys {
 namespace frame {
 inline constexpr std::string_view kFile = "file";
@@ -194,6 +194,11 @@ inline constexpr std::string_view kOsThreadId = "osThreadId";
 inline constexpr std::string_view kPid = "pid";
 inline constexpr std::string_view kPythonThreadId = "pythonThreadId";
 }  // namespace thread
+namespace process {
+inline constexpr std::string_view kPid = "pid";
+inline constexpr std::string_view kCommandLine = "commandLine";
+inline constexpr std::string_view kExited = "exited";
+}  // namespace process
 namespace profiling_data {
 inline constexpr std::string_view kNewFrames = "newFrames";
 inline constexpr std::string_view kNewStacks = "newStacks";
@@ -204,6 +209,7 @@ inline constexpr std::string_view kSampleCount = "sampleCount";
 inline constexpr std::string_view kDuration = "duration";
 inline constexpr std::string_view kThreadIds = "threadIds";
 inline constexpr std::string_view kThreads = "threads";
+inline constexpr std::string_view kProcesses = "processes";
 inline constexpr std::string_view kDroppedSampleCount = "droppedSampleCount";
 inline constexpr std::string_view kErrorCount = "errorCount";
 inline constexpr std::string_view kNewInstructions = "newInstructions";

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sampler/loop/process_info.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler::loop {
@@ -35,9 +36,10 @@ void Children::scan(Clock::time_point now) {
     auto proc = PythonProcess::attach(pid, options_);
     if (proc) {
       spdlog::debug("sampling child process {} (Python {})", pid, (*proc)->python_version());
-      if (!(*proc)->warning().empty()) spdlog::warn("child process {}: {}", pid, (*proc)->warning());
+      if (!(*proc)->warning().empty())
+        spdlog::warn("child process {}: {}", pid, (*proc)->warning());
       candidates_.erase(pid);
-      attached_.push_back({std::move(*proc), 0});
+      attached_.push_back({std::move(*proc), read_process_info(pid), 0});
       continue;
     }
     const auto code = proc.code();

@@ -27,6 +27,9 @@ class Children {
 
   struct Child {
     std::unique_ptr<PythonProcess> process;
+    std::shared_ptr<const model::ProcessInfo> info;
+    // Failed reads since its last good one: counted as errors only once a later read succeeds,
+    // since most are of a worker caught ending, which is no error of sampling.
     unsigned failures_in_a_row = 0;
   };
   std::vector<Child>& attached() { return attached_; }

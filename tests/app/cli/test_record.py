@@ -100,7 +100,7 @@ def test_record_spawned_program(dapprof, tmp_path, interp):
 @pytest.mark.parametrize("interp", pythons.each())
 def test_record_subprocesses_samples_the_child_in_its_own_process(dapprof, tmp_path, interp):
     """--subprocesses: a child Python process started by the program is sampled too, its stacks
-    under its own PID."""
+    under its own PID (`process PID:"command line"`, py-spy's label)."""
     out_file = tmp_path / "family.txt"
     out = run([dapprof, "record", "--subprocesses", "--rate", "200", "--format", "raw", "-o",
                str(out_file), "--", interp.path, str(FIXTURE.parent / "parent_child.py"), "3"])
@@ -110,10 +110,12 @@ def test_record_subprocesses_samples_the_child_in_its_own_process(dapprof, tmp_p
     for line in out_file.read_text(encoding="utf-8").splitlines():
         stack, count = line.rsplit(" ", 1)
         root, _, rest = stack.partition(";")
-        roots.setdefault(root, []).append((rest, int(count)))
-    child_stacks = roots.get(f"process {child}", [])
+        level = re.fullmatch(r'process (\d+):"(.+)"', root)
+        assert level, root
+        roots.setdefault(int(level.group(1)), []).append((rest, int(count)))
+    child_stacks = roots.get(child, [])
     assert any("child_spin" in s and n > 0 for s, n in child_stacks), roots.keys()
-    parent = [r for r in roots if r != f"process {child}"]
+    parent = [r for r in roots if r != child]
     assert len(parent) == 1 and any("parent_spin" in s for s, _ in roots[parent[0]]), roots.keys()
 
 

@@ -214,6 +214,21 @@ export interface ThreadInfo {
   pythonThreadId?: string;
 }
 
+export interface ProcessInfo {
+  /** The process's PID, as its threads' `pid`. */
+  pid: number;
+  /**
+   * Its arguments joined by spaces, as ps shows them, read when sampling of it started; empty if it
+   * was gone by then.
+   */
+  commandLine: string;
+  /**
+   * true: the process ended (or can no longer be read) and has no more samples; those it had stay.
+   * Absent in its first announcement.
+   */
+  exited?: boolean;
+}
+
 /**
  * The `arguments` of a startProfiling request. Every field is optional; unknown fields are ignored.
  */
@@ -375,8 +390,8 @@ export interface ProfilingSummary {
 }
 
 /**
- * The `body` of a profilingData event: the samples of one batch, and the frames and threads they
- * reference for the first time.
+ * The `body` of a profilingData event: the samples of one batch, and the frames, threads and
+ * processes they reference for the first time.
  */
 export interface ProfilingDataBody {
   /** Frames referenced for the first time in this profiling run, by ID (decimal string). */
@@ -407,6 +422,13 @@ export interface ProfilingDataBody {
   threadIds?: number[];
   /** Threads first sampled in this event, or whose name changed, by ID (decimal string). */
   threads?: Record<string, ThreadInfo>;
+  /**
+   * Processes announced by pid (decimal string): each once when first sampled (the debuggee's own,
+   * then each child process of a run with `subprocesses`), and once more with `exited` when a child
+   * ends or can no longer be read. A thread's `pid` names its process. Absent when there is nothing
+   * to announce.
+   */
+  processes?: Record<string, ProcessInfo>;
   /** Samples discarded since the previous event because the client read too slowly. */
   droppedSampleCount?: number;
   /** Failed reads since the previous event. */
