@@ -44,7 +44,9 @@ def raw_counts(text: str) -> dict[str, int]:
 
 
 def label(frame: dict) -> str:
-    """py-spy's frame label, as dapprof writes it."""
+    """py-spy's frame label, as dapprof writes it (the collector's placed in <GC>)."""
+    if frame.get("gc"):
+        return f"{frame['name']} (<GC>)"
     if not frame.get("file"):
         return frame["name"]
     return f"{frame['name']} ({frame['file']}:{frame['line']})" if frame.get("line") else \
@@ -145,7 +147,8 @@ def test_stream_is_the_events_of_a_live_run(dapprof, recorded, encoding):
             thread = next(line.split(";", 1)[0] for line in text.splitlines() if f'"{name}"' in line)
             counts[";".join([thread] + [label({"name": frames[str(i)]["function"],
                                                 "file": frames[str(i)]["file"],
-                                                "line": frames[str(i)]["line"]}) for i in ids])] += 1
+                                                "line": frames[str(i)]["line"],
+                                                "gc": frames[str(i)].get("gc")}) for i in ids])] += 1
     assert dict(counts) == raw_counts(text)
     stopped = events[-1]["body"]
     jsonschema.validate(stopped, stopped_schema)
