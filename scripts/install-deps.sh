@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages dapprof needs, if any are missing.
 #
-#   scripts/install-deps.sh [demo|all] [--list]
+#   scripts/install-deps.sh [demo|all|arm64] [--list]
 #
 #   demo  what building dapprof and running scripts/demo.sh need (the demo runs this)
 #   all   that and what the tests need (the default; scripts/test.sh runs this)
+#   arm64 what building dapprof and running it need, and the cross compiler, the arm64 (multiarch
+#         :arm64) libraries and qemu-user for the release-arm64 preset (not part of `all`)
 #   --list  print the part's packages, one a line, and install nothing
 #
 # The demo's part is kept small on purpose: on a fresh machine the packages only the tests use
@@ -55,11 +57,22 @@ test_packages=(
   # installs (golang-go and the packages pprof imports: readline, demangle).
   golang-go golang-github-chzyer-readline-dev golang-github-ianlancetaylor-demangle-dev
 )
+# The release-arm64 preset (cmake/toolchains/aarch64-linux-gnu.cmake): the cross compiler, the
+# arm64 builds of the libraries dapprof links (the header-only and architecture-independent ones,
+# asio, nlohmann-json, CLI11, and protoc are the build's own), and qemu-user with binfmt_misc to run
+# what it builds; debootstrap makes the arm64 root the emulated tests run in (scripts/arm64-root.sh).
+arm64_packages=(
+  crossbuild-essential-arm64 qemu-user-static binfmt-support debootstrap
+  libfmt-dev:arm64 libspdlog-dev:arm64 libunwind-dev:arm64 libxxhash-dev:arm64 liblzma-dev:arm64
+  libdebuginfod-dev:arm64 libprotobuf-dev:arm64 zlib1g-dev:arm64
+  libgtest-dev:arm64 libgmock-dev:arm64
+)
 case "$what" in
   demo) packages=("${build_packages[@]}") ;;
   all) packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  arm64) packages=("${build_packages[@]}" "${arm64_packages[@]}") ;;
   *)
-    echo "install-deps.sh: unknown part '$what' (demo or all)" >&2
+    echo "install-deps.sh: unknown part '$what' (demo, all or arm64)" >&2
     exit 2
     ;;
 esac
@@ -77,6 +90,9 @@ if ((${#missing[@]})); then
     exit 1
   fi
   echo "installing: ${missing[*]}"
+  if [[ $what == arm64 ]] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+    dpkg --add-architecture arm64
+  fi
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

@@ -1,8 +1,10 @@
 #include "sampler/native/unwinder.hpp"
 
+#include <elf.h>
 #include <fmt/format.h>
 #include <libunwind-ptrace.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 
 #include <array>
@@ -13,9 +15,9 @@
 #include "sampler/native/unwind_tables.hpp"
 #include "sampler/process/memory.hpp"
 
-// libunwind's search of a remote unwind table index: exported by libunwind-x86_64 but declared
-// only in its private headers.
-extern "C" int _Ux86_64_dwarf_search_unwind_table(unw_addr_space_t, unw_word_t, unw_dyn_info_t*,
+// libunwind's search of a remote unwind table index: exported by libunwind for each architecture
+// (_Ux86_64_..., _Uaarch64_...) but declared only in its private headers.
+extern "C" int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t, unw_word_t, unw_dyn_info_t*,
                                                   unw_proc_info_t*, int, void*);
 
 namespace dapprof::sampler::native {
@@ -117,7 +119,9 @@ struct Unwinder::Impl {
 
   int read_register(unw_regnum_t reg, unw_word_t* value) {
     if (!have_regs) {
-      if (ptrace(PTRACE_GETREGS, tid, nullptr, &regs) != 0) return -UNW_EBADREG;
+      // Every architecture has NT_PRSTATUS (aarch64 has no PTRACE_GETREGS).
+      iovec io{&regs, sizeof regs};
+      if (ptrace(PTRACE_GETREGSET, tid, NT_PRSTATUS, &io) != 0) return -UNW_EBADREG;
       have_regs = true;
     }
 #if defined(__x86_64__)
@@ -130,6 +134,18 @@ struct Unwinder::Impl {
         &user_regs_struct::r15, &user_regs_struct::rip};
     if (reg < 0 || static_cast<std::size_t>(reg) >= std::size(fields)) return -UNW_EBADREG;
     *value = regs.*fields[reg];
+    return 0;
+#elif defined(__aarch64__)
+    // libunwind numbers x0-x30 0-30, then sp (31) and pc (32), as user_regs_struct lays them out.
+    if (reg >= 0 && reg <= 30) {
+      *value = regs.regs[reg];
+    } else if (reg == UNW_AARCH64_SP) {
+      *value = regs.sp;
+    } else if (reg == UNW_AARCH64_PC) {
+      *value = regs.pc;
+    } else {
+      return -UNW_EBADREG;
+    }
     return 0;
 #else
 #error "native unwinding reads x86-64 registers; port read_register to this architecture"
@@ -161,7 +177,7 @@ int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi, int 
     di.u.rti.segbase = table->header;
     di.u.rti.table_data = table->table;
     di.u.rti.table_len = table->entries * 8 / sizeof(unw_word_t);
-    const int r = _Ux86_64_dwarf_search_unwind_table(as, ip, &di, pi, need_info, nullptr);
+    const int r = UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_info, nullptr);
     if (r >= 0) return r;
   }
   void* upt = t_current->upt_for(ip);

@@ -7,7 +7,7 @@
 // (_UPT_*), one handle per module: a handle keeps the one ELF image it last used, so sharing one
 // per thread would re-read /proc/PID/maps and re-map a file whenever a stack crosses modules.
 // Memory is read with process_vm_readv a page at a time, not one ptrace call per word; the
-// registers of a thread with one PTRACE_GETREGS.
+// registers of a thread with one PTRACE_GETREGSET.
 #include <sys/types.h>
 
 #include <cstdint>

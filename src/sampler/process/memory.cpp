@@ -28,7 +28,9 @@ Error classify(pid_t pid, int err, Address addr, std::size_t size) {
       return {fmt::format("process {} exited", pid), ErrorCode::ProcessExited};
     case EPERM:
     case EACCES:
-      return {permission_denied_message(pid, "read the memory of"), ErrorCode::PermissionDenied};
+      // Whichever path read last, the other one was refused too (see move).
+      return {permission_denied_message(pid, "read the memory of") + " " + both_paths_refused(pid),
+              ErrorCode::PermissionDenied};
     default:
       return {fmt::format("cannot read {} bytes at {:#x} in process {}: {}", size, addr, pid,
                           std::strerror(err)),
@@ -109,6 +111,7 @@ ProcessMemory::Moved ProcessMemory::move(std::span<const Chunk> chunks) const {
     moved.whole = source_->copy(chunks);
     return moved;
   }
+  if (read_path() == ReadPath::ProcMem) return move_by_file(chunks);
   while (!chunks.empty()) {
     const std::size_t n = std::min(chunks.size(), kMaxIov);
     std::size_t total = 0;
@@ -116,8 +119,11 @@ ProcessMemory::Moved ProcessMemory::move(std::span<const Chunk> chunks) const {
     g_syscalls.fetch_add(1, std::memory_order_relaxed);
     const ssize_t got = readv_once(pid_, chunks.first(n), total);
     if (got < 0) {
-      moved.error = errno;
-      return moved;
+      // EPERM for this process: /proc/PID/mem was refused as well (fall_back_after tried it).
+      moved.error = fall_back_after(errno, pid_, file_);
+      if (moved.error != 0) return moved;
+      const Moved rest = move_by_file(chunks);
+      return {moved.whole + rest.whole, rest.error};
     }
     // The chunks the transfer filled before it stopped (at an unmapped one).
     std::size_t done = static_cast<std::size_t>(got);
@@ -127,6 +133,23 @@ ProcessMemory::Moved ProcessMemory::move(std::span<const Chunk> chunks) const {
     if (i < n) return moved;
     chunks = chunks.subspan(n);
   }
+  return moved;
+}
+
+ProcessMemory::Moved ProcessMemory::move_by_file(std::span<const Chunk> chunks) const {
+  Moved moved;
+  std::uint64_t calls = 0;
+  for (const Chunk& c : chunks) {
+    const int err = file_.read(c.addr, c.out, c.size, calls);
+    if (err != 0) {
+      // Not mapped whole: the transfer stops there, as process_vm_readv's would.
+      if (err != EFAULT) moved.error = err;
+      break;
+    }
+    ++moved.whole;
+  }
+  syscalls_ += calls;
+  g_syscalls.fetch_add(calls, std::memory_order_relaxed);
   return moved;
 }
 

@@ -1,5 +1,6 @@
 #pragma once
-// Layer 1: another process's memory, read with process_vm_readv. No knowledge of Python.
+// Layer 1: another process's memory, read with process_vm_readv, or through /proc/PID/mem where
+// that call is refused (see proc_mem.hpp). No knowledge of Python.
 #include <sys/types.h>
 
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "sampler/process/proc_mem.hpp"
 
 namespace dapprof::sampler::process {
 
@@ -33,14 +35,16 @@ class ProcessMemory {
     virtual std::size_t copy(std::span<const Chunk> chunks) const = 0;
   };
 
-  explicit ProcessMemory(pid_t pid) : pid_(pid) {}
+  explicit ProcessMemory(pid_t pid) : pid_(pid), file_(pid) {}
   // Reads from `source`, which must outlive this; `pid` only names the target in errors.
-  ProcessMemory(pid_t pid, const Source& source) : pid_(pid), source_(&source) {}
+  ProcessMemory(pid_t pid, const Source& source) : pid_(pid), source_(&source), file_(pid) {}
   pid_t pid() const { return pid_; }
 
   // Reads exactly `size` bytes at `addr`. A short read is an error. Errors carry a code:
   // ProcessExited (ESRCH), PermissionDenied (EPERM, with the fix in the message), Generic
-  // (EFAULT: unmapped address, which in a running target usually means a torn read).
+  // (EFAULT: unmapped address, which in a running target usually means a torn read). The same
+  // through /proc/PID/mem, except that it reads a PROT_NONE page (as zeros) where
+  // process_vm_readv fails: the kernel reads that file with FOLL_FORCE, as a debugger's peek.
   Status read(Address addr, void* out, std::size_t size) const;
 
   template <typename T>
@@ -86,17 +90,20 @@ class ProcessMemory {
   static std::uint64_t total_syscalls();
 
  private:
-  // process_vm_readv in batches of IOV_MAX until done or stopped: the chunks filled whole, and
-  // errno if a call failed outright.
+  // process_vm_readv in batches of IOV_MAX until done or stopped (or, once that call is
+  // refused, a pread of /proc/PID/mem each): the chunks filled whole, and errno if a call failed
+  // outright.
   struct Moved {
     std::size_t whole = 0;
     int error = 0;
   };
   Moved move(std::span<const Chunk> chunks) const;
+  Moved move_by_file(std::span<const Chunk> chunks) const;
   Status transfer(std::span<const Chunk> chunks) const;
 
   pid_t pid_;
   const Source* source_ = nullptr;  // null: the process's own memory
+  mutable ProcMemFile file_;        // opened at its first use only
   SampleReads* sample_ = nullptr;
   mutable std::uint64_t syscalls_ = 0;
   mutable std::vector<Chunk> pending_;  // read_many's uncached chunks, kept to reuse capacity
