@@ -98,6 +98,9 @@ def test_dump_nonblocking(target):
     assert out.stderr.count("process_vm_readv fails with") == 1, out.stderr
 
 
+# Known failure, left open: the emulated record never ends (and ignores SIGINT) under qemu-user,
+# where the emulated dump of the same target works; not understood yet.
+@pytest.mark.xfail(reason="record --nonblocking of the aarch64 build hangs under qemu-user", strict=True)
 def test_record_nonblocking(target, tmp_path):
     proc, _ = target
     out_file = tmp_path / "arm64.txt"
