@@ -29,7 +29,7 @@ def truth(python: str) -> dict:
 def test_instructions_are_counted_beside_one_frame_per_line(procs, opcodes):
     want = truth(DEBIAN_PYTHON)
     by_offset = {i["offset"]: i for i in want["hot"]}
-    proc, client = start_stdio(procs)
+    proc, client = start_stdio(procs, "--python", DEBIAN_PYTHON)
     launch(client, [60], python=DEBIAN_PYTHON, program=PROGRAM)
     mark = len(client.received)
     body = start_profiling(client, rate=500, batchIntervalMs=50, opcodes=opcodes)
