@@ -8,9 +8,9 @@
 
 namespace dapprof::formats {
 
-bool shows_instructions(model::ProfileFormat format) {
-  return format == model::ProfileFormat::Speedscope || format == model::ProfileFormat::Gecko ||
-         format == model::ProfileFormat::Pprof;
+bool shows_instructions(model::ProfileFormat format, const WriteOptions& options) {
+  return (format == model::ProfileFormat::Speedscope && options.instruction_frames) ||
+         format == model::ProfileFormat::Gecko || format == model::ProfileFormat::Pprof;
 }
 
 bool has_instructions(const Profile& profile) {

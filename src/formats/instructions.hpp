@@ -10,7 +10,7 @@
 
 namespace dapprof::formats {
 
-bool shows_instructions(model::ProfileFormat format);
+bool shows_instructions(model::ProfileFormat format, const WriteOptions& options);
 // Whether any frame of the profile carries an instruction.
 bool has_instructions(const Profile& profile);
 // The profile with every frame's instruction dropped; frames that become equal merge.

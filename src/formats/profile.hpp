@@ -105,6 +105,11 @@ model::Frame process_frame(const model::ProcessInfo& process);
 struct WriteOptions {
   bool threads = false;        // one root per thread (thread ids in the output)
   bool hide_debugger = false;  // without_debugger() first (formats::write applies it)
+  // Frames that carry instructions (opcodes) keep them in speedscope too, as a frame per
+  // instruction named after it (record --opcodes); false: speedscope's frames are lines, as a live
+  // run's export keeps them (its instructions are for the editor). Gecko and pprof keep
+  // instructions either way, where they do not change a frame's name.
+  bool instruction_frames = false;
 };
 
 // The frames writers show for each sample, root first: the profile's frames plus thread/process

@@ -15,7 +15,7 @@ void write(model::ProfileFormat format, const Profile& profile, std::ostream& ou
     shown.hide_debugger = false;
     return write(format, without_debugger(profile), out, shown);
   }
-  if (!shows_instructions(format) && has_instructions(profile)) {
+  if (!shows_instructions(format, options) && has_instructions(profile)) {
     return write(format, without_instructions(profile), out, options);
   }
   switch (format) {

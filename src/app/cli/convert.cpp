@@ -43,7 +43,8 @@ int run_convert(const ConvertOptions& o) {
     fmt::print(stderr, "dapprof: error: unknown format '{}'\n", o.format);
     return 2;
   }
-  const formats::WriteOptions options{.threads = o.threads, .hide_debugger = o.hide_debugger};
+  const formats::WriteOptions options{
+      .threads = o.threads, .hide_debugger = o.hide_debugger, .instruction_frames = true};
   if (to_stdout) {
     formats::write(*format, profile, std::cout, options);
     std::cout.flush();

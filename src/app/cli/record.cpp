@@ -241,8 +241,9 @@ int run_record(const RecordOptions& o) {
     rec.profile = formats::with_files(rec.profile, std::ref(short_filenames));
   output->keep();
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  formats::write(*format, rec.profile, out,
-                 {.threads = o.threads, .hide_debugger = o.hide_debugger});
+  formats::write(
+      *format, rec.profile, out,
+      {.threads = o.threads, .hide_debugger = o.hide_debugger, .instruction_frames = o.opcodes});
   out.close();
   if (!out) {
     fmt::print(stderr, "dapprof: error: writing '{}' failed: {}\n", path, std::strerror(errno));
