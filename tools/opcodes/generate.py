@@ -49,14 +49,14 @@ def render(tables: dict[tuple[int, int], dict]) -> str:
     ]
     for (major, minor), table in sorted(tables.items()):
         lines.append(f"// From CPython {table['version']}: opcode, name, base opcode, cache entries.")
-        lines.append(f"constexpr OpcodeEntry k{major}_{minor}[] = {{")
+        lines.append(f"constexpr OpcodeEntry kOpcodes{major}_{minor}[] = {{")
         for number, name, base, caches in table["ops"]:
             lines.append(f'    {{{number}, "{name}", {base}, {caches}}},')
         lines.append("};")
     lines.append("constexpr GeneratedOpcodes kOpcodes[] = {")
     for (major, minor), table in sorted(tables.items()):
         lines.append(f'    {{{major}, {minor}, "{table["version"]}", {table["extended_arg"]}, '
-                     f'{table["cache"]}, k{major}_{minor}}},')
+                     f'{table["cache"]}, kOpcodes{major}_{minor}}},')
     lines += [
         "};",
         "// clang-format on",

@@ -7,7 +7,7 @@ namespace dapprof::sampler::python {
 namespace {
 // clang-format off
 // From CPython 3.7.16: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_7[] = {
+constexpr OpcodeEntry kOpcodes3_7[] = {
     {1, "POP_TOP", 1, 0},
     {2, "ROT_TWO", 2, 0},
     {3, "ROT_THREE", 3, 0},
@@ -129,7 +129,7 @@ constexpr OpcodeEntry k3_7[] = {
     {161, "CALL_METHOD", 161, 0},
 };
 // From CPython 3.8.18: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_8[] = {
+constexpr OpcodeEntry kOpcodes3_8[] = {
     {1, "POP_TOP", 1, 0},
     {2, "ROT_TWO", 2, 0},
     {3, "ROT_THREE", 3, 0},
@@ -252,7 +252,7 @@ constexpr OpcodeEntry k3_8[] = {
     {163, "POP_FINALLY", 163, 0},
 };
 // From CPython 3.9.18: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_9[] = {
+constexpr OpcodeEntry kOpcodes3_9[] = {
     {1, "POP_TOP", 1, 0},
     {2, "ROT_TWO", 2, 0},
     {3, "ROT_THREE", 3, 0},
@@ -374,7 +374,7 @@ constexpr OpcodeEntry k3_9[] = {
     {165, "DICT_UPDATE", 165, 0},
 };
 // From CPython 3.10.13: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_10[] = {
+constexpr OpcodeEntry kOpcodes3_10[] = {
     {1, "POP_TOP", 1, 0},
     {2, "ROT_TWO", 2, 0},
     {3, "ROT_THREE", 3, 0},
@@ -504,7 +504,7 @@ constexpr OpcodeEntry k3_10[] = {
     {165, "DICT_UPDATE", 165, 0},
 };
 // From CPython 3.11.7: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_11[] = {
+constexpr OpcodeEntry kOpcodes3_11[] = {
     {0, "CACHE", 0, 0},
     {1, "POP_TOP", 1, 0},
     {2, "PUSH_NULL", 2, 0},
@@ -688,7 +688,7 @@ constexpr OpcodeEntry k3_11[] = {
     {180, "UNPACK_SEQUENCE_TWO_TUPLE", 92, 1},
 };
 // From CPython 3.12.1: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_12[] = {
+constexpr OpcodeEntry kOpcodes3_12[] = {
     {0, "CACHE", 0, 0},
     {1, "POP_TOP", 1, 0},
     {2, "PUSH_NULL", 2, 0},
@@ -884,7 +884,7 @@ constexpr OpcodeEntry k3_12[] = {
     {254, "INSTRUMENTED_LINE", 254, 0},
 };
 // From CPython 3.13.0: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_13[] = {
+constexpr OpcodeEntry kOpcodes3_13[] = {
     {0, "CACHE", 0, 0},
     {1, "BEFORE_ASYNC_WITH", 1, 0},
     {2, "BEFORE_WITH", 2, 0},
@@ -1099,7 +1099,7 @@ constexpr OpcodeEntry k3_13[] = {
     {254, "INSTRUMENTED_LINE", 254, 0},
 };
 // From CPython 3.14.10: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_14[] = {
+constexpr OpcodeEntry kOpcodes3_14[] = {
     {0, "CACHE", 0, 0},
     {1, "BINARY_SLICE", 1, 0},
     {2, "BUILD_TEMPLATE", 2, 0},
@@ -1329,7 +1329,7 @@ constexpr OpcodeEntry k3_14[] = {
     {255, "ENTER_EXECUTOR", 255, 0},
 };
 // From CPython 3.15.2: opcode, name, base opcode, cache entries.
-constexpr OpcodeEntry k3_15[] = {
+constexpr OpcodeEntry kOpcodes3_15[] = {
     {0, "CACHE", 0, 0},
     {1, "BINARY_SLICE", 1, 0},
     {2, "BUILD_TEMPLATE", 2, 0},
@@ -1566,15 +1566,15 @@ constexpr OpcodeEntry k3_15[] = {
     {255, "TRACE_RECORD", 255, 0},
 };
 constexpr GeneratedOpcodes kOpcodes[] = {
-    {3, 7, "3.7.16", 144, -1, k3_7},
-    {3, 8, "3.8.18", 144, -1, k3_8},
-    {3, 9, "3.9.18", 144, -1, k3_9},
-    {3, 10, "3.10.13", 144, -1, k3_10},
-    {3, 11, "3.11.7", 144, 0, k3_11},
-    {3, 12, "3.12.1", 144, 0, k3_12},
-    {3, 13, "3.13.0", 71, 0, k3_13},
-    {3, 14, "3.14.10", 69, 0, k3_14},
-    {3, 15, "3.15.2", 67, 0, k3_15},
+    {3, 7, "3.7.16", 144, -1, kOpcodes3_7},
+    {3, 8, "3.8.18", 144, -1, kOpcodes3_8},
+    {3, 9, "3.9.18", 144, -1, kOpcodes3_9},
+    {3, 10, "3.10.13", 144, -1, kOpcodes3_10},
+    {3, 11, "3.11.7", 144, 0, kOpcodes3_11},
+    {3, 12, "3.12.1", 144, 0, kOpcodes3_12},
+    {3, 13, "3.13.0", 71, 0, kOpcodes3_13},
+    {3, 14, "3.14.10", 69, 0, kOpcodes3_14},
+    {3, 15, "3.15.2", 67, 0, kOpcodes3_15},
 };
 // clang-format on
 }  // namespace
