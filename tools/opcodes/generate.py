@@ -75,7 +75,7 @@ def parse(text: str) -> dict[tuple[int, int], dict]:
     tables: dict[tuple[int, int], dict] = {}
     current = None
     for line in text.splitlines():
-        m = re.match(r"constexpr OpcodeEntry k(\d+)_(\d+)\[\] = \{", line)
+        m = re.match(r"constexpr OpcodeEntry kOpcodes(\d+)_(\d+)\[\] = \{", line)
         if m:
             current = tables.setdefault((int(m[1]), int(m[2])), {"ops": []})
             continue

@@ -32,7 +32,7 @@ def test_check_names_a_wrong_entry(tmp_path):
     interp = next(i for i in INTERPRETERS if not i.root)
     minor = interp.version[:2]
     text = GENERATED.read_text()
-    start = text.index(f"constexpr OpcodeEntry k{minor[0]}_{minor[1]}[]")
+    start = text.index(f"constexpr OpcodeEntry kOpcodes{minor[0]}_{minor[1]}[]")
     entry = re.compile(r'\{(\d+), "(\w+)",').search(text, start)
     wrong = text[:entry.start(2)] + "NOT_" + text[entry.start(2):]
     path = tmp_path / "opcodes_generated.cpp"
