@@ -59,17 +59,9 @@ for tool in debootstrap qemu-aarch64-static update-binfmts; do
 done
 binfmt 1 || { echo "cannot register qemu-aarch64 with binfmt_misc" >&2; exit 1; }
 
-# The mirror this machine's own apt sources name (the only one reachable here).
-mirror=""
-for f in /etc/apt/sources.list.d/*.sources; do
-  [[ -f "$f" ]] || continue
-  mirror=$(awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}' "$f")
-  [[ -n "$mirror" ]] && break
-done
-if [[ -z "$mirror" && -f /etc/apt/sources.list ]]; then
-  mirror=$(awk '$1 == "deb" && $3 !~ /security/ {print $2; exit}' /etc/apt/sources.list)
-fi
-mirror="${mirror:-http://deb.debian.org/debian}"
+# shellcheck source=scripts/debian-mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+mirror=$(debian_mirror)
 
 echo "making a Debian 12 arm64 root in $root from $mirror (a few minutes under emulation, ~250 MB)" >&2
 rm -rf "$root.tmp"

@@ -40,17 +40,9 @@ if ! command -v debootstrap >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap >&2
 fi
 
-# The mirror this machine's own apt sources name (the only one reachable here).
-mirror=""
-for f in /etc/apt/sources.list.d/*.sources; do
-  [[ -f "$f" ]] || continue
-  mirror=$(awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}' "$f")
-  [[ -n "$mirror" ]] && break
-done
-if [[ -z "$mirror" && -f /etc/apt/sources.list ]]; then
-  mirror=$(awk '$1 == "deb" && $3 !~ /security/ {print $2; exit}' /etc/apt/sources.list)
-fi
-mirror="${mirror:-http://deb.debian.org/debian}"
+# shellcheck source=scripts/debian-mirror.sh
+. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+mirror=$(debian_mirror)
 
 echo "making a Debian unstable root in $root from $mirror (a few minutes, ~400 MB)" >&2
 rm -rf "$root.tmp"
