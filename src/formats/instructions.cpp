@@ -27,11 +27,6 @@ Profile without_instructions(const Profile& profile) {
                     });
 }
 
-std::string instruction_name(const model::Instruction& instruction) {
-  if (instruction.name.empty()) return fmt::format("<opcode {}>", instruction.opcode);
-  return std::string(instruction.name);
-}
-
 std::string instruction_label(const model::Instruction& instruction) {
   return fmt::format("{} @{}", instruction_name(instruction), instruction.offset);
 }

@@ -6,6 +6,7 @@
 
 #include "formats/profile.hpp"
 #include "model/frame.hpp"
+#include "model/instruction_name.hpp"
 #include "model/profile_format.hpp"
 
 namespace dapprof::formats {
@@ -15,8 +16,7 @@ bool shows_instructions(model::ProfileFormat format, const WriteOptions& options
 bool has_instructions(const Profile& profile);
 // The profile with every frame's instruction dropped; frames that become equal merge.
 Profile without_instructions(const Profile& profile);
-// "BINARY_OP_MULTIPLY_INT", or "<opcode 250>" for one the table does not name.
-std::string instruction_name(const model::Instruction& instruction);
+using model::instruction_name;
 // "BINARY_OP_MULTIPLY_INT @24", or "<opcode 250> @24" for one the table does not name.
 std::string instruction_label(const model::Instruction& instruction);
 

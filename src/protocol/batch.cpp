@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "model/instruction_name.hpp"
+
 namespace dapprof::protocol {
 namespace {
 
@@ -36,12 +38,6 @@ Json frame_json(const model::Frame& frame) {
   if (!frame.module.empty()) f["module"] = frame.module;
   if (frame.debugger()) f["origin"] = "debugger";  // absent: the program's
   return f;
-}
-
-// An opcode the generated tables lack keeps its number, so that it still reads apart.
-std::string instruction_name(const model::Instruction& in) {
-  if (!in.name.empty()) return std::string(in.name);
-  return "<opcode " + std::to_string(in.opcode) + ">";
 }
 
 }  // namespace
@@ -132,7 +128,7 @@ Json to_json(const ProfilingBatch& batch) {
   if (!batch.new_instructions.empty()) {
     Json defs = Json::object();
     for (const auto& [id, frame, in] : batch.new_instructions) {
-      Json d = {{"frame", frame}, {"offset", in.offset}, {"opcode", instruction_name(in)}};
+      Json d = {{"frame", frame}, {"offset", in.offset}, {"opcode", model::instruction_name(in)}};
       if (in.specialised() && !in.base_name.empty()) d["baseOpcode"] = in.base_name;
       if (in.line > 0) d["line"] = in.line;
       if (in.end_line > 0) d["endLine"] = in.end_line;
