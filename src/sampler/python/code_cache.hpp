@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/text.hpp"
 #include "sampler/python/line_table.hpp"
 #include "sampler/python/objects.hpp"
 
@@ -25,8 +26,9 @@ struct CodeInfo {
   Address code_bytes_ptr = 0;  // before 3.11: co_code, a bytes object
   int first_line = 0;
   // Decoded.
-  std::string function;  // co_qualname where the version has it, else co_name
-  std::string file;
+  // Shared with every frame made from this code object (a copy is a reference count).
+  model::Text function;  // co_qualname where the version has it, else co_name
+  model::Text file;
   std::vector<std::uint8_t> linetable;
   int first_traceable = 0;       // 3.11+: _co_firsttraceable (code units)
   std::int64_t code_units = -1;  // 3.11+: the object's size, in code units; -1 if unknown
