@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import pythons
 from conftest import DEBIAN_PYTHON, start_stdio
 from live_session import finish, launch, start_profiling, stream_of
 
@@ -69,3 +70,36 @@ def test_instructions_are_counted_beside_one_frame_per_line(procs, opcodes):
     assert main
     calls = {ins["opcode"] for ins in stream.instructions.values() if ins["frame"] == main[0]}
     assert calls and all(c.startswith(("CALL", "PRECALL")) for c in calls), calls
+
+
+# debugpy on 3.12+ debugs through sys.monitoring, which instruments the code it watches in place.
+MONITORED = [p for p in pythons.each()
+             if p.values[0] is not None and p.values[0].version[:2] >= (3, 12)]
+
+
+@pytest.mark.parametrize("interp", MONITORED)
+def test_instrumented_code_shows_its_instructions_under_debugpy(procs, interp):
+    """Under debugpy the hot function's lines are instrumented (INSTRUMENTED_LINE keeping the real
+    opcode aside): every instruction counted in hot() is still the one dis gives at its offset,
+    or a specialised form of it, never an INSTRUMENTED_ stand-in."""
+    want = truth(interp.path)
+    by_offset = {i["offset"]: i for i in want["hot"]}
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    launch(client, [60], python=interp.inner_path, program=PROGRAM)
+    mark = len(client.received)
+    start_profiling(client, rate=500, batchIntervalMs=50, opcodes=True)
+    time.sleep(2.0)
+    assert client.call("stopProfiling", {})["success"]
+    stream = stream_of(client, mark)
+    finish(client)
+    hot_frames = {fid for fid, f in stream.frames.items() if f["function"] == "hot"}
+    counted = {ins["offset"]: ins["opcode"] for iid, ins in stream.instructions.items()
+               if ins["frame"] in hot_frames and stream.instruction_counts.get(iid)}
+    print(f"{interp}: {sorted(counted.items())}")
+    assert counted, "instructions of hot() counted"
+    for offset, opcode in counted.items():
+        dis_says = by_offset.get(offset)
+        assert dis_says, f"offset {offset} is an instruction start by dis"
+        assert not opcode.startswith("INSTRUMENTED_"), (opcode, dis_says)
+        assert opcode == dis_says["name"] or opcode.startswith(dis_says["name"] + "_"), (
+            opcode, dis_says)
