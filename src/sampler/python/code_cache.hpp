@@ -61,6 +61,15 @@ struct CodeInfo {
     Positions positions;
   };
   mutable std::array<InstructionSlot, 16> instructions{};
+  // 3.12+: where sys.monitoring keeps the opcodes it replaced in this code object, as read from
+  // its monitoring data at `data` (see instrumented.hpp); 0 for an array not allocated then.
+  struct Monitoring {
+    Address data = 0;
+    Address lines = 0;            // the first entry, past any header
+    Address per_instruction = 0;  // one opcode per code unit
+    std::uint8_t line_entry = 0;  // bytes per entry of `lines`
+  };
+  mutable Monitoring monitoring;
 
   // 3.11+: whether an instruction pointer `byte_offset` bytes past the bytecode's start can be
   // this code's (one before the first instruction is: a frame not started yet). A frame struct
