@@ -64,7 +64,13 @@ class Text {
     return a.view() <=> b;
   }
 
+  // Each operand type spelled out: through conversions, a literal or a std::string would be as
+  // good a Text as a string_view.
   friend std::string operator+(const Text& a, const Text& b) { return a.str() + b.str(); }
+  friend std::string operator+(const Text& a, const char* b) { return a.str() + b; }
+  friend std::string operator+(const char* a, const Text& b) { return a + b.str(); }
+  friend std::string operator+(const Text& a, const std::string& b) { return a.str() + b; }
+  friend std::string operator+(const std::string& a, const Text& b) { return a + b.str(); }
   friend std::string operator+(const Text& a, std::string_view b) {
     return a.str() + std::string(b);
   }

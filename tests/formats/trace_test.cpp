@@ -102,8 +102,8 @@ TEST(CpuProfile, NodesAndSamplesReconstructStacks) {
       const auto& cf = nodes.at(id)["callFrame"];
       const int line0 = cf["lineNumber"];
       stack.insert(stack.begin(),
-                   model::Frame{cf["functionName"], cf["url"], line0 < 0 ? 0 : line0 + 1,
-                                model::FrameKind::Python, ""});
+                   model::Frame{cf["functionName"].get<std::string>(), cf["url"].get<std::string>(),
+                                line0 < 0 ? 0 : line0 + 1, model::FrameKind::Python, ""});
       EXPECT_FALSE(cf["scriptId"].get<std::string>().empty());
     }
     // Two processes in the profile: a "process N" pseudo-frame above the real root.

@@ -139,8 +139,8 @@ TEST(Speedscope, SamplesReconstructInputStacks) {
       std::vector<model::Frame> got;
       for (const auto& idx : prof["samples"][i]) {
         const auto& f = frames.at(idx.get<std::size_t>());
-        got.push_back(model::Frame{f["name"], f.value("file", ""), f.value("line", 0),
-                                   model::FrameKind::Python, ""});
+        got.push_back(model::Frame{f["name"].get<std::string>(), f.value("file", ""),
+                                   f.value("line", 0), model::FrameKind::Python, ""});
       }
       EXPECT_EQ(got, want[i]->root_first) << title << " sample " << i;
       EXPECT_DOUBLE_EQ(prof["weights"][i].get<double>(), want[i]->weight);

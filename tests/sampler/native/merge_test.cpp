@@ -57,7 +57,7 @@ class Stacks {
     const auto out = merge(MergeInput{natives, python_, groups_, keep_all, entries_, sps_});
     std::vector<std::string> names;
     for (const auto& f : out) {
-      names.push_back(f.native() ? "C:" + f.function : f.function);
+      names.push_back(f.native() ? "C:" + f.function : f.function.str());
       if (f.native()) {
         EXPECT_FALSE(f.module.empty()) << f.function;
       } else {

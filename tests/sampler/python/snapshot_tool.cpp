@@ -52,7 +52,7 @@ const char* code_name(ErrorCode code) {
   return "?";
 }
 
-Json to_json(const dapprof::model::Snapshot& snap, const std::string& version) {
+Json snapshot_json(const dapprof::model::Snapshot& snap, const std::string& version) {
   return dapprof::formats::snapshot_to_json(snap, version);
 }
 
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
       std::cout << Json{{"error", snap.message()}, {"code", code_name(snap.code())}}.dump() << "\n";
       return 2;
     }
-    Json out = to_json(*snap, p.python_version());
+    Json out = snapshot_json(*snap, p.python_version());
     if (time) out["cpu_us"] = used;
     std::cout << out.dump() << "\n";
     return 0;
@@ -169,7 +169,9 @@ int main(int argc, char** argv) {
   }
   const auto reads = p.read_counts();
   out["reads"] = {
-      {"first_reads", reads.first_reads}, {"retries", reads.retries}, {"paused", reads.paused},
+      {"first_reads", reads.first_reads},
+      {"retries", reads.retries},
+      {"paused", reads.paused},
       {"stopped_us", std::chrono::duration_cast<std::chrono::microseconds>(reads.stopped).count()}};
   if (time && ok + static_cast<int>(errors.size()) > 0) {
     out["cpu_us_per_snapshot"] = (cpu_us() - start) / std::max(1, count ? count : ok);

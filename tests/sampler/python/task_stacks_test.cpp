@@ -39,7 +39,7 @@ std::vector<std::string> names(const std::vector<model::Frame>& frames) {
   for (const auto& f : frames)
     out.push_back(f.task() ? "[" + f.function + ":" +
                                  std::string(model::task_state_name(f.task_state)) + "]"
-                           : f.function);
+                           : f.function.str());
   return out;
 }
 
