@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <utility>
 
 namespace dapprof::sampler::python {
 namespace {
@@ -18,6 +19,9 @@ constexpr std::uint64_t kWindow = 16 * 1024;
 constexpr std::uint64_t kPage = 4096;
 // A code object's bytecode larger than this is taken as a torn size, and gets no instructions.
 constexpr std::int64_t kMaxBytecode = 1 << 22;
+// How far past a code object's header its read runs on to take the code units of its frames'
+// instructions with it (record --opcodes): most functions' bytecode is shorter.
+constexpr std::uint64_t kUnitsWithHeader = 4096;
 
 template <typename T>
 T field(const std::byte* base, std::uint64_t offset) {
@@ -239,12 +243,30 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     return static_cast<std::size_t>(std::lower_bound(codes.begin(), codes.end(), code) -
                                     codes.begin());
   };
+  // With opcodes (3.11+), a code object's read runs on to the furthest instruction its frames are
+  // at when that is near its header: the code units naming the frames' instructions then come
+  // with the headers, not in a system call of their own (add_instructions).
+  std::vector<std::uint64_t>& at = header_at_;
+  at.assign(codes.size() + 1, l.code_size);
+  if (opcodes_ && l.at_least(3, 11)) {
+    Address last = 0;
+    std::size_t index = 0;
+    for (const auto& rf : *raw) {
+      if (rf.shim || rf.instr < rf.code) continue;
+      if (rf.code != last) index = index_of(last = rf.code);
+      const std::uint64_t end = rf.instr - rf.code + 2;
+      if (end <= l.code_size + kUnitsWithHeader) at[index] = std::max(at[index], end);
+    }
+  }
+  // From sizes to where each code object's bytes start.
+  std::uint64_t total = 0;
+  for (auto& a : at) total += std::exchange(a, total);
   std::vector<std::byte>& headers = headers_;
-  headers.resize(codes.size() * l.code_size);
+  headers.resize(at.back());
   std::vector<process::ProcessMemory::Chunk>& chunks = header_chunks_;
   chunks.clear();
   for (std::size_t i = 0; i < codes.size(); ++i) {
-    chunks.push_back({codes[i], headers.data() + i * l.code_size, l.code_size});
+    chunks.push_back({codes[i], headers.data() + at[i], at[i + 1] - at[i]});
   }
   if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
 
@@ -265,14 +287,15 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
   Address last_code = 0;
   const CodeInfo* last_info = nullptr;
   Address last_monitoring = 0;
+  std::size_t last_index = 0;
   for (const auto& rf : *raw) {
     if (rf.shim) {
       end_call(rf.address);
       continue;
     }
     if (rf.code != last_code) {
-      const std::span<const std::byte> header(headers.data() + index_of(rf.code) * l.code_size,
-                                              l.code_size);
+      last_index = index_of(rf.code);
+      const std::span<const std::byte> header(headers.data() + at[last_index], l.code_size);
       if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
         return torn("frame's code is not a code object");
       }
@@ -300,8 +323,15 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     }
     frames.push_back(frame_of(*info, offset));
     if (opcodes_)
-      pending_.push_back(
-          {frames.size() - 1, rf.code, info, offset, -1, {}, pending_.size(), last_monitoring});
+      pending_.push_back({frames.size() - 1,
+                          rf.code,
+                          info,
+                          offset,
+                          -1,
+                          {},
+                          pending_.size(),
+                          last_monitoring,
+                          last_index});
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
@@ -365,7 +395,13 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
       }
       last_unit = unit;
       last_index = i;
-      unit_chunks_.push_back({unit, &units_[i], 1});
+      const std::uint64_t in_code = l.code_code_adaptive + static_cast<std::uint64_t>(slot.start);
+      const std::uint64_t from = header_at_[p.code_index];
+      if (in_code < header_at_[p.code_index + 1] - from) {
+        units_[i] = static_cast<std::uint8_t>(headers_[from + in_code]);
+      } else {
+        unit_chunks_.push_back({unit, &units_[i], 1});
+      }
     } else {
       units_[i] = info.bytecode[static_cast<std::size_t>(slot.start)];
     }

@@ -149,6 +149,9 @@ class StackWalker {
   std::vector<std::byte> frame_buf_;
   std::vector<Address> codes_seen_;
   std::vector<std::byte> headers_;
+  // Where each code object's bytes start in headers_, and after the last, their end: a header, or
+  // with opcodes a header and code units (walk()).
+  std::vector<std::uint64_t> header_at_;
   std::vector<process::ProcessMemory::Chunk> header_chunks_;
   struct PendingInstruction {
     std::size_t frame;  // index in walk()'s result
@@ -157,8 +160,9 @@ class StackWalker {
     std::int64_t offset;      // as the frame's pointer gives it
     std::int64_t start = -1;  // of the instruction covering it; -1: none
     Positions positions;
-    std::size_t same_unit_as;  // the pending instruction whose code unit is this one's (itself)
-    Address monitoring = 0;    // 3.12+: the code object's sys.monitoring data, from its header
+    std::size_t same_unit_as;    // the pending instruction whose code unit is this one's (itself)
+    Address monitoring = 0;      // 3.12+: the code object's sys.monitoring data, from its header
+    std::size_t code_index = 0;  // of its code object's bytes in headers_ (header_at_)
   };
   std::vector<PendingInstruction> pending_;
   std::vector<std::uint8_t> units_;
