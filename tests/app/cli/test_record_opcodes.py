@@ -1,8 +1,8 @@
 """record --opcodes: each frame's bytecode instruction, checked against what CPython's own dis
 says of the code in the target interpreter (fixtures/opcode_hot.py prints it). The program's time
-goes to `total * 31 + i` on an integer that grows without bound: the multiplication (BINARY_MULTIPLY
-before 3.11, BINARY_OP or its specialised BINARY_OP_MULTIPLY_INT after) must be the hot line's
-most sampled instruction, every sampled instruction must start where dis says one starts and
+goes to `total * 31 ** 20 + i` on an integer that grows without bound: the multiplication
+(BINARY_MULTIPLY before 3.11, BINARY_OP or its specialised BINARY_OP_MULTIPLY_INT after) must be
+the hot line's most sampled instruction, every sampled instruction must start where dis says one starts and
 stand for the instruction dis names there, on 3.11+ with dis's column, and the caller must be at
 its call."""
 from __future__ import annotations
