@@ -29,7 +29,7 @@ void write_speedscope(const Profile& profile, std::ostream& out, const WriteOpti
     // keys frames by name, file and line, and shows only the name.
     Json frame = {{"name", f.instruction ? fmt::format("{} [{}]", f.function,
                                                        instruction_label(*f.instruction))
-                                         : f.function}};
+                                         : f.function.str()}};
     // A native frame without line tables is still placed: in its shared object.
     if (auto place = model::frame_place(f); !place.empty()) frame["file"] = std::move(place);
     if (f.line > 0) frame["line"] = f.line;

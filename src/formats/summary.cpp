@@ -17,8 +17,9 @@ Summary summarize(const Profile& profile) {
   Summary summary;
   for (const auto& f : profile.frames()) {
     // A task is an entry of its own, in "<task>": where its samples ran and waited in all.
-    auto place = f.task() || f.gc() ? model::frame_place(f) : f.file;
-    auto [it, added] = function_ids.try_emplace({f.function, place}, summary.functions.size());
+    std::string place = f.task() || f.gc() ? model::frame_place(f) : f.file.str();
+    auto [it, added] =
+        function_ids.try_emplace({f.function.str(), place}, summary.functions.size());
     if (added) summary.functions.push_back(FunctionStats{f.function, std::move(place), 0, 0});
     function_of.push_back(it->second);
   }

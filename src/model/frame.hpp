@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/text.hpp"
+
 namespace dapprof::model {
 
 // What ran in a frame: the Python interpreter's frame, a native (C, C++, Cython) one, an asyncio
@@ -52,11 +54,11 @@ struct Instruction {
 };
 
 struct Frame {
-  std::string function;  // qualified name where the Python version has one
-  std::string file;
+  Text function;  // qualified name where the Python version has one
+  Text file;
   int line = 0;  // 0 when unknown
   FrameKind kind = FrameKind::Python;
-  std::string module;  // shared object, for native frames
+  Text module;  // shared object, for native frames
   FrameOrigin origin = FrameOrigin::Program;
   // Where the function starts (co_firstlineno), 0 when unknown: pprof's start_line, and the line
   // the Firefox Profiler keys a function by. Not part of a frame's identity (StackTable), as it

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "model/instruction_name.hpp"
+#include "model/instruction_specialized.hpp"
 
 namespace dapprof::protocol {
 namespace {
@@ -130,6 +131,7 @@ Json to_json(const ProfilingBatch& batch) {
     for (const auto& [id, frame, in] : batch.new_instructions) {
       Json d = {{"frame", frame}, {"offset", in.offset}, {"opcode", model::instruction_name(in)}};
       if (in.specialised() && !in.base_name.empty()) d["baseOpcode"] = in.base_name;
+      d["specialized"] = model::specialized(in);
       if (in.line > 0) d["line"] = in.line;
       if (in.end_line > 0) d["endLine"] = in.end_line;
       if (in.has_columns()) {

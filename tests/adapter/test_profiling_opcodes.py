@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import pythons
 from conftest import DEBIAN_PYTHON, start_stdio
 from live_session import finish, launch, start_profiling, stream_of
 
@@ -54,6 +55,16 @@ def test_instructions_are_counted_beside_one_frame_per_line(procs, opcodes):
     line_total = sum(stream.instruction_counts.get(iid, [0, 0])[1] for iid in on_hot)
     hot_samples = sum(1 for _, stack in stream.stacks if hot[0] in stack)
     assert line_total == hot_samples, "each sample at the line counted at one of its instructions"
+    # The daemon says which are specialised: members of a family, but not 3.11's adaptive forms,
+    # which stand for their family's instruction until they specialise (`i % 64`'s BINARY_OP has
+    # no specialised form on 3.11 and stays BINARY_OP_ADAPTIVE).
+    members = {m for family in want["families"].values() for m in family}
+    kinds = {}
+    for ins in stream.instructions.values():
+        specialised = ins["opcode"] in members and not ins["opcode"].endswith("_ADAPTIVE")
+        assert ins["specialized"] is specialised, ins
+        kinds[ins["opcode"]] = ins["specialized"]
+    print(f"opcodes and whether specialised: {kinds}")
     for iid, ins in on_hot.items():
         dis_says = by_offset.get(ins["offset"])
         assert dis_says, f"offset {ins['offset']} is an instruction start by dis"
@@ -69,3 +80,36 @@ def test_instructions_are_counted_beside_one_frame_per_line(procs, opcodes):
     assert main
     calls = {ins["opcode"] for ins in stream.instructions.values() if ins["frame"] == main[0]}
     assert calls and all(c.startswith(("CALL", "PRECALL")) for c in calls), calls
+
+
+# debugpy on 3.12+ debugs through sys.monitoring, which instruments the code it watches in place.
+MONITORED = [p for p in pythons.each()
+             if p.values[0] is not None and p.values[0].version[:2] >= (3, 12)]
+
+
+@pytest.mark.parametrize("interp", MONITORED)
+def test_instrumented_code_shows_its_instructions_under_debugpy(procs, interp):
+    """Under debugpy the hot function's lines are instrumented (INSTRUMENTED_LINE keeping the real
+    opcode aside): every instruction counted in hot() is still the one dis gives at its offset,
+    or a specialised form of it, never an INSTRUMENTED_ stand-in."""
+    want = truth(interp.path)
+    by_offset = {i["offset"]: i for i in want["hot"]}
+    proc, client = start_stdio(procs, "--python", interp.path, env=pythons.debugpy_env(interp))
+    launch(client, [60], python=interp.inner_path, program=PROGRAM)
+    mark = len(client.received)
+    start_profiling(client, rate=500, batchIntervalMs=50, opcodes=True)
+    time.sleep(2.0)
+    assert client.call("stopProfiling", {})["success"]
+    stream = stream_of(client, mark)
+    finish(client)
+    hot_frames = {fid for fid, f in stream.frames.items() if f["function"] == "hot"}
+    counted = {ins["offset"]: ins["opcode"] for iid, ins in stream.instructions.items()
+               if ins["frame"] in hot_frames and stream.instruction_counts.get(iid)}
+    print(f"{interp}: {sorted(counted.items())}")
+    assert counted, "instructions of hot() counted"
+    for offset, opcode in counted.items():
+        dis_says = by_offset.get(offset)
+        assert dis_says, f"offset {offset} is an instruction start by dis"
+        assert not opcode.startswith("INSTRUMENTED_"), (opcode, dis_says)
+        assert opcode == dis_says["name"] or opcode.startswith(dis_says["name"] + "_"), (
+            opcode, dis_says)

@@ -82,6 +82,7 @@ TEST(InstructionCounts, OneFramePerLineAndCountsPerInstruction) {
   EXPECT_EQ(in["endColumn"], 9);
   EXPECT_EQ(in["line"], 5);
   EXPECT_FALSE(in.contains("baseOpcode")) << "not specialised";
+  EXPECT_EQ(in["specialized"], false);
   EXPECT_EQ((counts[{"work", 20}]), (std::pair<std::uint64_t, std::uint64_t>{3, 3}));
   EXPECT_EQ((counts[{"work", 24}]), (std::pair<std::uint64_t, std::uint64_t>{1, 1}));
   EXPECT_EQ((counts[{"main", 10}]), (std::pair<std::uint64_t, std::uint64_t>{0, 3}));
@@ -97,6 +98,33 @@ TEST(InstructionCounts, SpecialisedOpcodesNameTheirBase) {
   const Json body = to_json(builder.take(10));
   EXPECT_EQ(body["newInstructions"]["0"]["opcode"], "BINARY_OP_MULTIPLY_INT");
   EXPECT_EQ(body["newInstructions"]["0"]["baseOpcode"], "BINARY_OP");
+  EXPECT_EQ(body["newInstructions"]["0"]["specialized"], true);
+}
+
+// 3.11's adaptive forms and 3.12+'s instrumented ones stand for their base as a specialised form
+// does, but are not specialised: the daemon says so, so that no client counts them as such.
+TEST(InstructionCounts, AdaptiveAndInstrumentedFormsAreNotSpecialised) {
+  struct Case {
+    std::uint8_t opcode, base;
+    const char *name, *base_name;
+    bool specialized;
+  };
+  // Opcode numbers of CPython 3.11 and 3.12.
+  for (const Case& c : {Case{58, 106, "LOAD_ATTR_ADAPTIVE", "LOAD_ATTR", false},
+                        Case{241, 171, "INSTRUMENTED_CALL", "CALL", false},
+                        Case{39, 106, "LOAD_ATTR_INSTANCE_VALUE", "LOAD_ATTR", true}}) {
+    SCOPED_TRACE(c.name);
+    BatchBuilder builder;
+    auto f = at("work", 5, 20, 1, 4);
+    f.instruction->opcode = c.opcode;
+    f.instruction->base_opcode = c.base;
+    f.instruction->name = c.name;
+    f.instruction->base_name = c.base_name;
+    ASSERT_TRUE(builder.add(stack({f})));
+    const Json in = to_json(builder.take(10))["newInstructions"]["0"];
+    EXPECT_EQ(in["baseOpcode"], c.base_name) << "what it stands for, specialised or not";
+    EXPECT_EQ(in["specialized"], c.specialized);
+  }
 }
 
 TEST(InstructionCounts, MergedBatchesAddUpAndDroppedSamplesAreNotCounted) {

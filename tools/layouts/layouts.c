@@ -225,6 +225,15 @@ int main(void) {
   P("code.code_adaptive", offsetof(PyCodeObject, co_code_adaptive));
   P("code.firsttraceable", offsetof(PyCodeObject, _co_firsttraceable));
 #endif
+#if PY_VERSION_HEX >= 0x030C0000
+  /* sys.monitoring (3.12+) rewrites instructions in place: INSTRUMENTED_LINE and
+   * INSTRUMENTED_INSTRUCTION keep the opcode they replace in the code object's monitoring data,
+   * one entry per code unit. (How a `lines` entry is laid out changed in 3.13.3, within a minor
+   * version: the sampler decides that from the target's full version.) */
+  P("code.monitoring", offsetof(PyCodeObject, _co_monitoring));
+  P("monitoring.lines", offsetof(_PyCoMonitoringData, lines));
+  P("monitoring.per_instruction_opcodes", offsetof(_PyCoMonitoringData, per_instruction_opcodes));
+#endif
 
   /* Strings, bytes, ints */
   P("unicode.length", offsetof(PyASCIIObject, length));

@@ -20,8 +20,9 @@ using sampler::PythonProcess;
 std::string frame_text(const model::Frame& f) {
   if (f.native() && f.file.empty()) {
     const auto slash = f.module.rfind('/');
-    const auto module = slash == std::string::npos ? f.module : f.module.substr(slash + 1);
-    return module.empty() ? f.function : fmt::format("{} ({})", f.function, module);
+    const std::string module =
+        slash == std::string::npos ? f.module.str() : f.module.substr(slash + 1);
+    return module.empty() ? f.function.str() : fmt::format("{} ({})", f.function, module);
   }
   if (f.file.empty()) return f.function;
   if (f.line <= 0) return fmt::format("{} ({})", f.function, f.file);

@@ -183,6 +183,7 @@ inline constexpr std::string_view kFrame = "frame";
 inline constexpr std::string_view kOffset = "offset";
 inline constexpr std::string_view kOpcode = "opcode";
 inline constexpr std::string_view kBaseOpcode = "baseOpcode";
+inline constexpr std::string_view kSpecialized = "specialized";
 inline constexpr std::string_view kLine = "line";
 inline constexpr std::string_view kEndLine = "endLine";
 inline constexpr std::string_view kColumn = "column";

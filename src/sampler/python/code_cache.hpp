@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "model/text.hpp"
 #include "sampler/python/line_table.hpp"
 #include "sampler/python/objects.hpp"
 
@@ -25,8 +26,9 @@ struct CodeInfo {
   Address code_bytes_ptr = 0;  // before 3.11: co_code, a bytes object
   int first_line = 0;
   // Decoded.
-  std::string function;  // co_qualname where the version has it, else co_name
-  std::string file;
+  // Shared with every frame made from this code object (a copy is a reference count).
+  model::Text function;  // co_qualname where the version has it, else co_name
+  model::Text file;
   std::vector<std::uint8_t> linetable;
   int first_traceable = 0;       // 3.11+: _co_firsttraceable (code units)
   std::int64_t code_units = -1;  // 3.11+: the object's size, in code units; -1 if unknown
@@ -59,6 +61,15 @@ struct CodeInfo {
     Positions positions;
   };
   mutable std::array<InstructionSlot, 16> instructions{};
+  // 3.12+: where sys.monitoring keeps the opcodes it replaced in this code object, as read from
+  // its monitoring data at `data` (see instrumented.hpp); 0 for an array not allocated then.
+  struct Monitoring {
+    Address data = 0;
+    Address lines = 0;            // the first entry, past any header
+    Address per_instruction = 0;  // one opcode per code unit
+    std::uint8_t line_entry = 0;  // bytes per entry of `lines`
+  };
+  mutable Monitoring monitoring;
 
   // 3.11+: whether an instruction pointer `byte_offset` bytes past the bytecode's start can be
   // this code's (one before the first instruction is: a frame not started yet). A frame struct

@@ -182,6 +182,10 @@ Result<Layout> apply(const DebugOffsets& debug, const GeneratedLayout& base) {
   return layout;
 }
 
+// Whether the monitoring data's `lines` of a target of this full version (PY_VERSION_HEX) start
+// with their entry size: changed in 3.13.3 (the O(1) line lookup of CPython issue 127953).
+bool lines_sized(std::uint64_t version) { return (version >> 8) >= 0x030D03; }
+
 }  // namespace
 
 bool has_debug_offsets(int major, int minor) {
@@ -224,7 +228,9 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
                                major, minor, major, minor, table->measured_on),
                    ErrorCode::UnsupportedVersion};
     }
-    return apply(debug, *table);
+    auto layout = apply(debug, *table);
+    if (layout) layout->monitoring_lines_sized = lines_sized(version);
+    return layout;
   }
   // A minor newer than every table: sampled if its struct has the shape of a known one's.
   std::vector<const GeneratedLayout*> known;
@@ -240,6 +246,7 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
     layout->major = major;
     layout->minor = minor;
     layout->borrowed_minor = t->minor;
+    layout->monitoring_lines_sized = lines_sized(version);
     return layout;
   }
   return Error{fmt::format("Python {}.{} is newer than this dapprof (it reads CPython {}), and its "

@@ -60,6 +60,9 @@ constexpr FieldBinding kBindings[] = {
     {"code.freevars", &Layout::code_freevars},
     {"code.localsplusnames", &Layout::code_localsplusnames},
     {"code.localspluskinds", &Layout::code_localspluskinds},
+    {"code.monitoring", &Layout::code_monitoring},
+    {"monitoring.lines", &Layout::monitoring_lines},
+    {"monitoring.per_instruction_opcodes", &Layout::monitoring_per_instruction_opcodes},
     {"unicode.length", &Layout::unicode_length},
     {"unicode.state", &Layout::unicode_state},
     {"unicode.ascii_size", &Layout::unicode_ascii_size},
@@ -155,6 +158,7 @@ Result<Layout> layout_for(int major, int minor) {
       if (auto member = member_for(field.name)) layout.*member = field.value;
     }
     if (!layout.at_least(3, 13)) layout.values_values = 0;
+    layout.monitoring_lines_sized = layout.at_least(3, 14);
     return layout;
   }
   return Error{fmt::format("Python {}.{} is not supported (dapprof reads CPython {})", major, minor,
@@ -232,6 +236,8 @@ std::string missing_fields(const Layout& l) {
         n == "weakref.object" || n == "function.closure" || n == "method.self" ||
         n == "partial.args" || n == "type.base" || n == "list.items" || n == "code.code")
       continue;
+    // Only record --opcodes reads these, on 3.12+, and does without them.
+    if (n == "code.monitoring" || n.starts_with("monitoring.")) continue;
     need(n, l.*(b.member));
   }
   return missing;

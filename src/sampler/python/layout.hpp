@@ -78,6 +78,15 @@ struct Layout {
   std::uint64_t code_freevars = kAbsent;
   std::uint64_t code_localsplusnames = kAbsent;
   std::uint64_t code_localspluskinds = kAbsent;
+  // sys.monitoring's data of a code object (3.12+, null until a tool instruments it): where an
+  // INSTRUMENTED_LINE or INSTRUMENTED_INSTRUCTION keeps the opcode it replaced, per code unit.
+  std::uint64_t code_monitoring = kAbsent;  // _PyCoMonitoringData*
+  std::uint64_t monitoring_lines = kAbsent;
+  std::uint64_t monitoring_per_instruction_opcodes = kAbsent;
+  // How `lines` holds those opcodes, which changed in the patch release 3.13.3: false, entries of
+  // two bytes from its start, the opcode first (3.12-3.13.2); true, a byte giving the entry size,
+  // then the entries, the opcode first (3.13.3+). Set from the target's full version.
+  bool monitoring_lines_sized = false;
   // str, bytes, int
   std::uint64_t unicode_length = kAbsent;
   std::uint64_t unicode_state = kAbsent;

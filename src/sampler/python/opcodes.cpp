@@ -40,14 +40,21 @@ std::int64_t OpcodeSet::instruction_start(std::span<const std::uint8_t> code,
   const auto size = static_cast<std::int64_t>(code.size());
   if (offset < 0 || offset >= size) return -1;
   // Instruction boundaries can only be found from the start: a cache entry's bytes look like
-  // any instruction's. An instruction the table does not know (INSTRUMENTED_LINE, whose real
-  // opcode is kept aside in the code's monitoring data) is taken to have no caches.
+  // any instruction's. INSTRUMENTED_LINE and INSTRUMENTED_INSTRUCTION count as having no caches:
+  // the caller restores the opcodes they replaced first (Instrumentation::restore).
   std::int64_t at = 0;
   while (at < size) {
     const std::uint8_t op = code[static_cast<std::size_t>(at)];
-    const std::int64_t next = at + 2 + 2 * std::int64_t{ops_[ops_[op].base].caches};
+    const std::int64_t next = at + 2 + 2 * std::int64_t{caches(op)};
     if (offset < next) return at;
     at = next;
+  }
+  return -1;
+}
+
+int OpcodeSet::opcode(std::string_view name) const {
+  for (std::size_t op = 0; op < ops_.size(); ++op) {
+    if (ops_[op].name == name) return static_cast<int>(op);
   }
   return -1;
 }

@@ -18,6 +18,12 @@ class OpcodeSet {
 
   std::string_view name(std::uint8_t op) const { return ops_[op].name; }
   std::uint8_t base(std::uint8_t op) const { return ops_[op].base; }
+  // Whether the version has an instruction `op`.
+  bool known(std::uint8_t op) const { return !ops_[op].name.empty(); }
+  // The inline cache entries (code units) that follow `op` (its family's for a specialised one).
+  std::uint8_t caches(std::uint8_t op) const { return ops_[ops_[op].base].caches; }
+  // The opcode named `name`; -1 if the version has none.
+  int opcode(std::string_view name) const;
   std::string_view measured_on() const { return measured_on_; }
 
   // The byte offset at which the instruction covering byte `offset` of `code` starts: `offset`

@@ -264,6 +264,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
   // Consecutive frames of one code object (a recursion) share its header, checked once.
   Address last_code = 0;
   const CodeInfo* last_info = nullptr;
+  Address last_monitoring = 0;
   for (const auto& rf : *raw) {
     if (rf.shim) {
       end_call(rf.address);
@@ -279,6 +280,8 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
       if (!got) return got.error();
       last_code = rf.code;
       last_info = *got;
+      last_monitoring =
+          l.code_monitoring != kAbsent ? field<Address>(header.data(), l.code_monitoring) : 0;
     }
     const CodeInfo* const info = last_info;
     std::int64_t offset;
@@ -297,7 +300,8 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     }
     frames.push_back(frame_of(*info, offset));
     if (opcodes_)
-      pending_.push_back({frames.size() - 1, rf.code, info, offset, -1, {}, pending_.size()});
+      pending_.push_back(
+          {frames.size() - 1, rf.code, info, offset, -1, {}, pending_.size(), last_monitoring});
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
@@ -328,6 +332,13 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
         if (!objects_.memory().read(p.code + l.code_code_adaptive, info.bytecode.data(),
                                     info.bytecode.size())) {
           info.bytecode.clear();
+        } else if (instrumentation_ &&
+                   !instrumentation_->restore(info.bytecode, info, p.monitoring)) {
+          // Instrumented, its hidden instructions unreadable: boundaries would be guesses. The
+          // frame goes without an instruction this time, and the copy is read again next time.
+          info.bytecode.clear();
+          info.bytecode_read = false;
+          continue;
         }
       } else if (!adaptive && info.code_bytes_ptr != 0) {
         auto code = objects_.bytes(info.code_bytes_ptr, kMaxBytecode);
@@ -360,6 +371,18 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
     }
   }
   if (auto s = objects_.memory().read_many(unit_chunks_); !s) return as_torn(s.error());
+  if (instrumentation_ && instrumentation_->readable()) {
+    hidden_.clear();
+    hidden_at_.clear();
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      const PendingInstruction& p = pending_[i];
+      if (p.start < 0 || p.same_unit_as != i || !instrumentation_->hides(units_[i])) continue;
+      hidden_.push_back({p.info, p.monitoring, p.start / 2, units_[i]});
+      hidden_at_.push_back(i);
+    }
+    instrumentation_->originals(hidden_);
+    for (std::size_t h = 0; h < hidden_.size(); ++h) units_[hidden_at_[h]] = hidden_[h].op;
+  }
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     const PendingInstruction& p = pending_[i];
     if (p.start < 0) continue;

@@ -9,6 +9,7 @@
 // CPython's own traceback code does.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <unordered_map>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "model/frame.hpp"
 #include "sampler/process/namespace_tids.hpp"
 #include "sampler/python/code_cache.hpp"
+#include "sampler/python/instrumented.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/python/opcodes.hpp"
 #include "sampler/sampler.hpp"
@@ -51,7 +53,12 @@ class StackWalker {
   process::NamespaceTids* tids() const { return tids_; }
   // record --opcodes: every Python frame walk() returns gets its instruction, named from `set`
   // (the target version's, which must outlive the walker; null, the default: none).
-  void read_instructions(const OpcodeSet* set) { opcodes_ = set; }
+  // Under sys.monitoring (3.12+), an instrumented instruction is named as the one it replaced.
+  void read_instructions(const OpcodeSet* set) {
+    opcodes_ = set;
+    instrumentation_.reset();
+    if (set) instrumentation_.emplace(objects_, *set);
+  }
 
   // All thread states of the interpreter at `interp`, newest first, from its list head.
   // `top_unneeded`, if given, names threads whose top frame the caller does not need (one it
@@ -133,6 +140,7 @@ class StackWalker {
   LineNumbers lines_;
   process::NamespaceTids* tids_ = nullptr;
   const OpcodeSet* opcodes_ = nullptr;
+  std::optional<Instrumentation> instrumentation_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
   Address last_top_code_ = 0;
@@ -150,10 +158,13 @@ class StackWalker {
     std::int64_t start = -1;  // of the instruction covering it; -1: none
     Positions positions;
     std::size_t same_unit_as;  // the pending instruction whose code unit is this one's (itself)
+    Address monitoring = 0;    // 3.12+: the code object's sys.monitoring data, from its header
   };
   std::vector<PendingInstruction> pending_;
   std::vector<std::uint8_t> units_;
   std::vector<process::ProcessMemory::Chunk> unit_chunks_;
+  std::vector<Instrumentation::Hidden> hidden_;
+  std::vector<std::size_t> hidden_at_;  // the pending instruction of each of hidden_
 };
 
 }  // namespace dapprof::sampler::python

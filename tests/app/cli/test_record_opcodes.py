@@ -119,3 +119,47 @@ def test_without_opcodes_nothing_changes(dapprof, tmp_path):
     _, raw = record(dapprof, tmp_path, interp, "raw", "--opcodes")
     stacks = [line.rsplit(" ", 1)[0] for line in raw.splitlines()]
     assert len(stacks) == len(set(stacks)) and not any("@" in s for s in stacks), stacks
+
+
+# sys.monitoring is 3.12's.
+MONITORED = [p for p in pythons.each()
+             if p.values[0] is not None and p.values[0].version[:2] >= (3, 12)]
+
+
+@pytest.mark.parametrize("events", ["line", "instruction"])
+@pytest.mark.parametrize("interp", MONITORED)
+def test_monitored_code_shows_the_instructions_it_runs(dapprof, tmp_path, interp, events):
+    """Under a sys.monitoring tool CPython rewrites hot() in place: each line's first instruction
+    becomes INSTRUMENTED_LINE and, with INSTRUCTION events, every other one
+    INSTRUMENTED_INSTRUCTION, keeping the real opcode aside. Every sampled instruction of hot()
+    (the caller of the tool's callback much of the time) must be the one dis names at its
+    offset, or a specialised form of it: none of the stand-ins."""
+    out_file = tmp_path / "monitored.speedscope"
+    out = run([dapprof, "record", "--format", "speedscope", "-o", str(out_file), "--opcodes", "--",
+               interp.path, str(PROGRAM), "2", events], timeout=120)
+    assert out.returncode == 0, out.stderr
+    truth = json.loads(out.stdout.splitlines()[-1])
+    by_offset = {i["offset"]: i for i in truth["hot"]}
+    doc = json.loads(out_file.read_text(encoding="utf-8"))
+    frames = doc["shared"]["frames"]
+    seen = {}
+    for profile in doc["profiles"]:
+        for sample, weight in zip(profile["samples"], profile["weights"]):
+            for index in sample:
+                if not frames[index]["name"].startswith("hot ["):
+                    continue
+                _, name, offset = instruction(frames[index])
+                truth_ins = by_offset.get(offset)
+                assert truth_ins is not None, f"offset {offset} is not an instruction of hot"
+                assert not name.startswith("INSTRUMENTED_"), (name, truth_ins)
+                assert name == truth_ins["name"] or name.startswith(truth_ins["name"] + "_"), (
+                    name, truth_ins)
+                seen[(offset, name)] = seen.get((offset, name), 0) + int(weight)
+    print(f"{interp} {events}: {sorted(seen.items())}")
+    at_hot_line = sum(n for (offset, _), n in seen.items()
+                      if by_offset[offset]["line"] in (truth["hot_line"], None))
+    # Each line's first instruction is instrumented, and hot() waits there for the tool's
+    # callback: the hot line's takes samples.
+    first = min(i["offset"] for i in truth["hot"] if i["line"] == truth["hot_line"])
+    assert sum(n for (offset, _), n in seen.items() if offset == first) >= 5, seen
+    assert at_hot_line >= 20, seen

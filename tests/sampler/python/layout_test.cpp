@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "interpreter_data.hpp"
 #include "sampler/python/activity.hpp"
@@ -42,6 +43,15 @@ TEST(Layout, EverySupportedVersionHasACompleteTable) {
     // Exactly one place holds the collector's flag: the runtime until 3.8, the interpreter after.
     EXPECT_EQ(layout->runtime_gc_collecting != kAbsent, minor <= 8) << "3." << minor;
     EXPECT_EQ(layout->interp_gc_collecting != kAbsent, minor >= 9) << "3." << minor;
+    // sys.monitoring's data (3.12+): a pointer inside the code object, which the walker reads
+    // with the rest of its header.
+    EXPECT_EQ(layout->code_monitoring != kAbsent, minor >= 12) << "3." << minor;
+    if (minor >= 12) {
+      EXPECT_LE(layout->code_monitoring + 8, layout->code_size) << "3." << minor;
+      EXPECT_EQ(layout->code_monitoring % 8, 0u) << "3." << minor;
+      EXPECT_EQ(layout->monitoring_per_instruction_opcodes % 8, 0u) << "3." << minor;
+      EXPECT_LT(layout->monitoring_lines, layout->monitoring_per_instruction_opcodes);
+    }
   }
   EXPECT_EQ(supported_range(), "3.7 to 3.15");
 }
@@ -133,6 +143,10 @@ TEST(Layout, RealDebugOffsetsAgreeWithTheGeneratedTable) {
     EXPECT_NE(layout->interp_gc_collecting, kAbsent);
     EXPECT_EQ(layout->interp_gc_collecting, table.interp_gc_collecting);
     EXPECT_EQ(missing_fields(*layout), "");
+    EXPECT_EQ(layout->code_monitoring, table.code_monitoring);
+    // The monitoring data's line entries gained a size byte in 3.13.3: the full version decides.
+    const int micro = std::stoi(copy.version.substr(copy.version.rfind('.') + 1));
+    EXPECT_EQ(layout->monitoring_lines_sized, copy.minor > 13 || micro >= 3);
 
     auto broken = copy.bytes;
     broken[0] = std::byte{'X'};

@@ -10,10 +10,15 @@
 
 import type { Frame, Instruction, ProfilingDataBody } from './protocol';
 
-/** One opcode of a line, as executed: specialised (`baseOpcode` set) or not. */
+/**
+ * One opcode of a line, as executed. `specialized` is the daemon's word: `baseOpcode` is also set
+ * for forms that stand for another without being specialised (3.11's adaptive ones, 3.12+'s
+ * instrumented ones).
+ */
 export interface OpcodeHeat {
   opcode: string;
   baseOpcode?: string;
+  specialized: boolean;
   total: number;
   own: number;
 }
@@ -106,7 +111,7 @@ export class InstructionHeat {
       if (li === undefined) lines.set(frame.line, (li = { total: 0, own: 0, expressions: [], opcodes: [], specialised: 0 }));
       li.total += total;
       li.own += own;
-      if (def.baseOpcode !== undefined) li.specialised += total;
+      if (def.specialized === true) li.specialised += total;
       addOpcode(opcodes, li, def, own, total);
       if (def.column === undefined || def.endColumn === undefined) continue;
       const line = def.line ?? frame.line, endLine = def.endLine ?? line;
@@ -132,7 +137,7 @@ function addOpcode(into: Map<LineInstructions | ExpressionHeat, Map<string, Opco
   let byName = into.get(holder);
   if (byName === undefined) into.set(holder, (byName = new Map()));
   let o = byName.get(def.opcode);
-  if (o === undefined) byName.set(def.opcode, (o = { opcode: def.opcode, ...(def.baseOpcode !== undefined ? { baseOpcode: def.baseOpcode } : {}), total: 0, own: 0 }));
+  if (o === undefined) byName.set(def.opcode, (o = { opcode: def.opcode, ...(def.baseOpcode !== undefined ? { baseOpcode: def.baseOpcode } : {}), specialized: def.specialized === true, total: 0, own: 0 }));
   o.total += total;
   o.own += own;
 }

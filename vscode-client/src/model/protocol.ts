@@ -187,10 +187,18 @@ export interface Instruction {
    */
   opcode: string;
   /**
-   * The generic opcode a specialised one stands for ("BINARY_OP"); absent when opcode is already
-   * generic.
+   * The generic opcode this one stands for ("BINARY_OP"): a specialised form's family, a 3.11
+   * adaptive form's (LOAD_ATTR_ADAPTIVE stands for LOAD_ATTR) or a 3.12+ instrumented form's
+   * (INSTRUMENTED_CALL for CALL); absent when opcode is already generic. Whether opcode is
+   * specialised is `specialized`, not whether this is present.
    */
   baseOpcode?: string;
+  /**
+   * Whether the adaptive interpreter (3.11+) had specialised the instruction
+   * (BINARY_OP_MULTIPLY_INT): false for a generic one, for 3.11's adaptive forms (not yet
+   * specialised) and for 3.12+'s instrumented forms.
+   */
+  specialized: boolean;
   /** First line of the instruction's source range (3.11+); 0 when unknown. */
   line?: number;
   /** Last line of the range (3.11+); absent when unknown. */

@@ -16,20 +16,24 @@ const APP = ['def work(n):', '    total = 0', '    for i in range(n):', '       
 const HOT = 4;
 const col = (text: string) => APP.split('\n')[HOT - 1].indexOf(text);
 
-/** An instruction of line 4 over `text` of it (columns as CPython gives them: bytes, ASCII here). */
-function on(text: string, offset: number, opcode: string, baseOpcode?: string, at = col(text)): Instruction {
+/**
+ * An instruction of line 4 over `text` of it (columns as CPython gives them: bytes, ASCII here),
+ * specialised where the daemon says so.
+ */
+function on(text: string, offset: number, opcode: string, kind: { baseOpcode?: string; specialized?: boolean } = {}, at = col(text)): Instruction {
   const c = at;
   assert.ok(c >= 0, text);
-  return { frame: 1, offset, opcode, ...(baseOpcode ? { baseOpcode } : {}), line: HOT, endLine: HOT, column: c, endColumn: c + text.length };
+  return { frame: 1, offset, opcode, ...(kind.baseOpcode ? { baseOpcode: kind.baseOpcode } : {}), specialized: kind.specialized === true, line: HOT, endLine: HOT, column: c, endColumn: c + text.length };
 }
 
+const SPECIALISED = { baseOpcode: 'BINARY_OP', specialized: true };
 const INSTRUCTIONS: Record<string, Instruction> = {
-  '0': on('total * 31', 20, 'BINARY_OP_MULTIPLY_INT', 'BINARY_OP'),
-  '1': on('total * 31 + i', 24, 'BINARY_OP_ADD_INT', 'BINARY_OP'),
+  '0': on('total * 31', 20, 'BINARY_OP_MULTIPLY_INT', SPECIALISED),
+  '1': on('total * 31 + i', 24, 'BINARY_OP_ADD_INT', SPECIALISED),
   '2': on('(total * 31 + i) % 1000003', 28, 'BINARY_OP'),
-  '3': on('total', 16, 'LOAD_FAST', undefined, col('(total') + 1),
+  '3': on('total', 16, 'LOAD_FAST', {}, col('(total') + 1),
   '4': on('i', 22, 'LOAD_FAST'),
-  '5': { frame: 2, offset: 8, opcode: 'CALL', line: 7, endLine: 7, column: 0, endColumn: 11 },
+  '5': { frame: 2, offset: 8, opcode: 'CALL', specialized: false, line: 7, endLine: 7, column: 0, endColumn: 11 },
 };
 
 /** Two events: the instructions' counts as [id, own, total] triples, split across them. */
@@ -57,6 +61,29 @@ test('counts add up per line and per source range across events, hottest first, 
   assert.equal(lines.get(7)!.own, 0);
   assert.equal(heat.file('/elsewhere.py'), undefined);
   assert.ok(InstructionHeat.of([{ ...stream()[0], newInstructions: undefined, instructionCounts: undefined }]).empty);
+});
+
+test('only what the daemon calls specialised counts as such, not every form with a base', () => {
+  // CPython 3.11's adaptive form (not specialised yet) and 3.12+'s instrumented one stand for
+  // BINARY_OP as BINARY_OP_MULTIPLY_INT does.
+  const frames = { '1': { file: FILE, line: HOT, function: 'work' } };
+  const body: ProfilingDataBody = {
+    samples: [], sampleCount: 0, duration: 100, threadIds: [], threads: {}, newFrames: frames,
+    newInstructions: {
+      '0': on('total * 31', 20, 'BINARY_OP_ADAPTIVE', { baseOpcode: 'BINARY_OP', specialized: false }),
+      '1': on('total * 31 + i', 24, 'INSTRUMENTED_INSTRUCTION', { baseOpcode: 'BINARY_OP', specialized: false }),
+      '2': on('(total * 31 + i) % 1000003', 28, 'BINARY_OP_MULTIPLY_INT', SPECIALISED),
+    },
+    instructionCounts: [0, 6, 6, 1, 3, 3, 2, 1, 1],
+  };
+  const hot = InstructionHeat.of([body]).file(FILE)!.get(HOT)!;
+  assert.equal(hot.total, 10);
+  assert.equal(hot.specialised, 1, 'BINARY_OP_MULTIPLY_INT alone');
+  assert.deepEqual(hot.opcodes.map((o) => [o.opcode, o.baseOpcode, o.specialized]), [
+    ['BINARY_OP_ADAPTIVE', 'BINARY_OP', false],
+    ['INSTRUMENTED_INSTRUCTION', 'BINARY_OP', false],
+    ['BINARY_OP_MULTIPLY_INT', 'BINARY_OP', true],
+  ]);
 });
 
 test('CPython\'s UTF-8 byte columns become VS Code\'s UTF-16 ones', () => {
