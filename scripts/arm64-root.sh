@@ -16,6 +16,20 @@ root="${1:-${DAPPROF_ARM64_ROOT:-/var/cache/dapprof/arm64-root}}"
 packages=(python3 python3-debugpy libboost-regex1.74.0)
 stamp="$root/.dapprof-root"
 want="packages=${packages[*]}"
+# Added to a root made before they were needed, with the root's own apt-get, without remaking it
+# (nor changing the stamp, which checkouts of before would take for an incomplete root): the
+# headers tools/layouts/generate.py measures the aarch64 layouts of 3.11 with.
+extras=(libpython3.11-dev)
+have_extras() { [[ -f "$root/usr/include/python3.11/Python.h" ]]; }
+
+add_extras() {
+  have_extras && return 0
+  echo "adding ${extras[*]} to the arm64 root at $root" >&2
+  chroot "$root" apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive chroot "$root" apt-get install -y --no-install-recommends \
+    "${extras[@]}" >&2
+  chroot "$root" apt-get clean
+}
 
 complete() {
   [[ -f "$stamp" ]] && [[ "$(cat "$stamp")" == "$want" ]] || return 1
@@ -39,6 +53,9 @@ if complete; then
   if ! binfmt 0; then
     echo "the arm64 root at $root is there, but aarch64 programs do not run here: as root, run $0 once" >&2
     exit 1
+  fi
+  if (( ! print_only )) && [[ $EUID -eq 0 ]]; then
+    add_extras
   fi
   echo "$root"
   exit 0
@@ -66,7 +83,7 @@ mirror=$(debian_mirror)
 echo "making a Debian 12 arm64 root in $root from $mirror (a few minutes under emulation, ~250 MB)" >&2
 rm -rf "$root.tmp"
 mkdir -p "$(dirname "$root")"
-include=$(IFS=,; echo "${packages[*]}")
+include=$(IFS=,; echo "${packages[*]} ${extras[*]}" | tr ' ' ,)
 # The first stage only unpacks; the second runs the root's own (aarch64) maintainer scripts, in a
 # chroot, through qemu-user.
 debootstrap --arch=arm64 --foreign --variant=minbase --include="$include" bookworm "$root.tmp" \

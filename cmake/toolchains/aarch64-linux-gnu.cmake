@@ -14,4 +14,8 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 # Debian 12 has no aarch64-linux-gnu-pkg-config: the host's pkg-config, told where the arm64 .pc
 # files are.
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
+# Enough for what the build runs (help2man: --help and --version, no threads). A program that starts
+# a thread needs Debian's own libc6:arm64 instead (the arm64 root's: scripts/arm64-root.sh): with
+# the cross toolchain's libc (libc6-arm64-cross 2.36-8cross1) the first pthread_create never
+# returns under Debian 12's qemu-user 7.2 (docs/PACKAGING.md).
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64-static -L /usr/aarch64-linux-gnu)

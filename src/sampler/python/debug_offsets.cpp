@@ -220,6 +220,7 @@ Result<Layout> layout_from_debug_offsets(int major, int minor, std::span<const s
                  ErrorCode::UnsupportedVersion};
   }
   if (const GeneratedLayout* table = table_for(major, minor)) {
+    warn_if_foreign(*table);
     const DebugOffsets debug(bytes, *table);
     if (!debug.anchors_hold()) {
       return Error{fmt::format("the _Py_DebugOffsets of this Python {}.{} do not have the shape "

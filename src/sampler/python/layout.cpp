@@ -1,6 +1,7 @@
 #include "sampler/python/layout.hpp"
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <string_view>
@@ -149,6 +150,7 @@ std::uint64_t Layout::*member_for(std::string_view name) {
 Result<Layout> layout_for(int major, int minor) {
   for (const auto& table : generated_layouts()) {
     if (table.major != major || table.minor != minor) continue;
+    warn_if_foreign(table);
     Layout layout;
     layout.major = major;
     layout.minor = minor;
@@ -162,6 +164,15 @@ Result<Layout> layout_for(int major, int minor) {
   return Error{fmt::format("Python {}.{} is not supported (dapprof reads CPython {})", major, minor,
                            supported_range()),
                ErrorCode::UnsupportedVersion};
+}
+
+void warn_if_foreign(const GeneratedLayout& table) {
+  if (table.architecture == kLayoutArchitecture) return;
+  spdlog::warn(
+      "Python {}.{}: no layout table measured for {}; using {}'s (CPython {}), whose offsets "
+      "after a pthread_mutex_t (e.g. the GIL holder) may be wrong here: regenerate the tables "
+      "with tools/layouts/generate.py --all",
+      table.major, table.minor, kLayoutArchitecture, table.architecture, table.measured_on);
 }
 
 std::string supported_range() {

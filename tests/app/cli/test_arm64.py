@@ -1,6 +1,7 @@
 """The aarch64 dapprof (the release-arm64 preset), emulated by qemu-user, against the arm64 root's
 emulated CPython 3.11 (scripts/arm64-root.sh): `--version`, `dump --nonblocking` and
-`record --nonblocking`. What emulation allows: qemu-user implements neither process_vm_readv
+`record --nonblocking`; and the aarch64 tables of CPython's layouts (tools/layouts/generate.py),
+measured again for the root's interpreter. What emulation allows: qemu-user implements neither process_vm_readv
 (dapprof reads through /proc/PID/mem) nor ptrace of another process (no pauses, no registers:
 no blocking or consistent mode, no --native).
 
@@ -10,12 +11,14 @@ off by that much from the addresses in /proc/PID/maps and /proc/PID/mem. On a re
 there is no such offset; with guest_base 0 the emulated process's addresses are what they would be
 there.
 
-Skipped, with the reason, unless DAPPROF_ARM64_BIN names the aarch64 dapprof and the root is made.
+Skipped, with the reason, unless DAPPROF_ARM64_BIN names the aarch64 dapprof and the root is made
+(the layout tests need the root and the cross compiler only).
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 import re
 import shutil
 import subprocess
@@ -28,7 +31,21 @@ from conftest import FIXTURE, read_line, run
 
 REPO = Path(__file__).resolve().parents[3]
 QEMU = shutil.which("qemu-aarch64-static")
-SYSROOT = "/usr/aarch64-linux-gnu"  # the cross toolchain's arm64 C library, for dapprof
+LAYOUTS = REPO / "tools" / "layouts" / "generate.py"
+GENERATED = REPO / "src" / "sampler" / "python" / "layouts_generated.cpp"
+
+
+def _root() -> tuple[str | None, str]:
+    """(the arm64 root, "") or (None, why its programs cannot run here)."""
+    if not QEMU:
+        return None, "qemu-aarch64-static is not installed (scripts/install-deps.sh arm64)"
+    out = subprocess.run([str(REPO / "scripts" / "arm64-root.sh"), "--print-path"],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip()
+    if os.geteuid() != 0:
+        return None, "running the arm64 root's python needs root (chroot)"
+    return out.stdout.strip().splitlines()[-1], ""
 
 
 def _arm64() -> tuple[str | None, str | None, str]:
@@ -36,23 +53,25 @@ def _arm64() -> tuple[str | None, str | None, str]:
     binary = os.environ.get("DAPPROF_ARM64_BIN")
     if not binary or not os.access(binary, os.X_OK):
         return None, None, "DAPPROF_ARM64_BIN does not name an aarch64 dapprof (release-arm64)"
-    if not QEMU:
-        return None, None, "qemu-aarch64-static is not installed (scripts/install-deps.sh arm64)"
-    out = subprocess.run([str(REPO / "scripts" / "arm64-root.sh"), "--print-path"],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        return None, None, out.stderr.strip()
-    if os.geteuid() != 0:
-        return None, None, "running the arm64 root's python needs root (chroot)"
-    return binary, out.stdout.strip().splitlines()[-1], ""
+    root, why = _root()
+    return (binary if root else None), root, why
 
 
 BINARY, ROOT, WHY = _arm64()
-pytestmark = pytest.mark.skipif(BINARY is None, reason=WHY)
+needs_binary = pytest.mark.skipif(BINARY is None, reason=WHY)
+LAYOUT_ROOT, LAYOUT_WHY = _root()
+if LAYOUT_ROOT and not shutil.which("aarch64-linux-gnu-gcc"):
+    LAYOUT_ROOT, LAYOUT_WHY = None, "aarch64-linux-gnu-gcc is missing (scripts/install-deps.sh arm64)"
+if LAYOUT_ROOT and not os.path.exists(os.path.join(LAYOUT_ROOT, "usr/include/python3.11/Python.h")):
+    LAYOUT_ROOT, LAYOUT_WHY = None, "the arm64 root has no libpython3.11-dev: run scripts/arm64-root.sh"
+needs_layout_root = pytest.mark.skipif(LAYOUT_ROOT is None, reason=LAYOUT_WHY)
 
 
 def dapprof(*args: str) -> list[str]:
-    return [QEMU, "-L", SYSROOT, BINARY, *args]
+    # With the root's C library (Debian's libc6:arm64), as on an arm64 machine. Not the cross
+    # toolchain's (libc6-arm64-cross 2.36-8cross1 in /usr/aarch64-linux-gnu): under qemu-user 7.2
+    # a program's first pthread_create with that one never returns (see docs/PACKAGING.md).
+    return [QEMU, "-L", ROOT, BINARY, *args]
 
 
 @pytest.fixture
@@ -74,12 +93,14 @@ def target():
         shutil.rmtree(work, ignore_errors=True)
 
 
+@needs_binary
 def test_version():
     out = run(dapprof("--version"))
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith("dapprof "), out.stdout
 
 
+@needs_binary
 def test_dump_nonblocking(target):
     proc, inner = target
     for _ in range(10):
@@ -98,9 +119,7 @@ def test_dump_nonblocking(target):
     assert out.stderr.count("process_vm_readv fails with") == 1, out.stderr
 
 
-# Known failure, left open: the emulated record never ends (and ignores SIGINT) under qemu-user,
-# where the emulated dump of the same target works; not understood yet.
-@pytest.mark.xfail(reason="record --nonblocking of the aarch64 build hangs under qemu-user", strict=True)
+@needs_binary
 def test_record_nonblocking(target, tmp_path):
     proc, _ = target
     out_file = tmp_path / "arm64.txt"
@@ -119,3 +138,91 @@ def test_record_nonblocking(target, tmp_path):
     sleep = sum(n for s, n in counts.items() if s.endswith("sleeper (busy.py)"))
     # Two threads sampled at each tick: the spinning one and the sleeping one, each most of it.
     assert spin > total * 0.3 and sleep > total * 0.3, counts
+
+
+@needs_binary
+def test_record_gil_samples_the_thread_holding_the_gil(target, tmp_path):
+    """--mode gil keeps the thread holding the GIL, which 3.11 names in the runtime's
+    tstate_current: at its aarch64 offset (16 bytes after x86-64's), the spinning main thread,
+    and hardly ever the sleeper, which takes the GIL only for the moment between two sleeps."""
+    proc, _ = target
+    out_file = tmp_path / "gil.txt"
+    out = run(dapprof("record", "--pid", str(proc.pid), "--duration", "3", "--nonblocking",
+                      "--mode", "gil", "--format", "raw", "-o", str(out_file)), timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "no layout table measured for aarch64" not in out.stderr, out.stderr
+    stacks = {}
+    for line in out_file.read_text(encoding="utf-8").splitlines():
+        stack, n = line.rsplit(" ", 1)
+        stacks[stack] = stacks.get(stack, 0) + int(n)
+    total = sum(stacks.values())
+    spin = sum(n for s, n in stacks.items() if "leaf_spin (busy.py" in s)
+    sleep = sum(n for s, n in stacks.items() if "sleeper (busy.py" in s)
+    assert total > 50 and spin > total * 0.8 and sleep < total * 0.05, stacks
+
+
+def _generator():
+    sys.path.insert(0, str(LAYOUTS.parent))
+    import generate  # noqa: E402
+
+    return generate
+
+
+@needs_layout_root
+def test_aarch64_layouts_are_the_roots():
+    """The committed aarch64 table of 3.11 is what layouts.c gives compiled for aarch64 against the
+    root's own headers, checked with the root's emulated interpreter (its asyncio objects too), and
+    it is not x86_64's: the runtime's GIL holder lies after a pthread_mutex_t, 8 bytes longer."""
+    out = subprocess.run([sys.executable, str(LAYOUTS), "--check", str(GENERATED),
+                          "--aarch64-in-root", LAYOUT_ROOT, "/usr/bin/python3.11"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "(3.11.2, for aarch64): matches the committed aarch64 3.11 table" in out.stdout, out.stdout
+    generate = _generator()
+    text = GENERATED.read_text()
+    arm, x86 = generate.parse(text, "aarch64")[(3, 11)], generate.parse(text, "x86_64")[(3, 11)]
+    assert arm["runtime.tstate_current"] == x86["runtime.tstate_current"] + 16
+
+
+@needs_layout_root
+def test_aarch64_check_fails_on_a_wrong_offset(tmp_path):
+    """With the x86_64 offset in the aarch64 table, the check fails and names the field."""
+    text = GENERATED.read_text()
+    x86 = _generator().parse(text, "x86_64")[(3, 11)]["runtime.tstate_current"]
+    start = text.index("constexpr LayoutField kAarch64_3_11[]")
+    field = re.compile(r'\{"runtime\.tstate_current", \d+\}')
+    wrong = text[:start] + field.sub(f'{{"runtime.tstate_current", {x86}}}', text[start:], 1)
+    assert wrong != text
+    (tmp_path / "layouts.cpp").write_text(wrong)
+    out = subprocess.run([sys.executable, str(LAYOUTS), "--check", str(tmp_path / "layouts.cpp"),
+                          "--aarch64-in-root", LAYOUT_ROOT, "/usr/bin/python3.11"],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert f"runtime.tstate_current: committed {x86}, measured {x86 + 16}" in out.stdout, out.stdout
+
+
+def test_a_version_not_measured_for_aarch64_takes_x86_64s(tmp_path):
+    """The generated file compiles for both architectures, and a version without an aarch64 table
+    takes x86_64's, marked so (the sampler logs it: warn_if_foreign)."""
+    generate = _generator()
+    fields = [("runtime.tstate_current", 576), ("tstate.next", 8)]
+    tables = {
+        "x86_64": {(3, 11): generate.Measure("py311", "3.11.7", "x86_64", "x86_64", fields),
+                   (3, 12): generate.Measure("py312", "3.12.1", "x86_64", "x86_64", fields)},
+        "aarch64": {(3, 11): generate.Measure("arm311", "3.11.2", "aarch64", "aarch64",
+                                              [("runtime.tstate_current", 592), ("tstate.next", 8)])},
+    }
+    text = generate.render(tables)
+    assert '{3, 12, "3.12.1", "x86_64", k3_12},  // not measured for aarch64' in text, text
+    assert '{3, 11, "3.11.2", "aarch64", kAarch64_3_11},' in text, text
+    assert generate.parse(text, "aarch64") == {(3, 11): {"runtime.tstate_current": 592,
+                                                         "tstate.next": 8}}
+    assert set(generate.parse(text, "x86_64")) == {(3, 11), (3, 12)}
+    source = tmp_path / "layouts.cpp"
+    source.write_text(text + "\nint main() { return 0; }\n")
+    for cxx in ["g++", "aarch64-linux-gnu-g++"]:
+        if not shutil.which(cxx):
+            continue
+        out = subprocess.run([cxx, "-std=c++20", "-fsyntax-only", "-Wall", "-Werror",
+                              f"-I{REPO / 'src'}", str(source)], capture_output=True, text=True)
+        assert out.returncode == 0, cxx + ": " + out.stderr
