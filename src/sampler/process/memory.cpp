@@ -51,6 +51,14 @@ const std::byte* ProcessMemory::cached(Address addr, std::size_t size) const {
   return sample_ ? sample_->find(addr, size) : nullptr;
 }
 
+std::span<const std::byte> ProcessMemory::cached_region(Address addr, std::size_t size,
+                                                        Address& start) const {
+  if (!sample_) return {};
+  const auto span = sample_->find_region(addr, size);
+  start = span.start;
+  return {span.data, span.data ? span.size : 0};
+}
+
 void ProcessMemory::note(Address addr, std::size_t size) const {
   if (sample_) sample_->note(addr, size);
 }

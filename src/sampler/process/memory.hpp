@@ -69,6 +69,9 @@ class ProcessMemory {
   void use(SampleReads* sample) { sample_ = sample; }
   // The sample's bytes at [addr, addr + size) if fetched (not noted), else nullptr.
   const std::byte* cached(Address addr, std::size_t size) const;
+  // The whole fetched region that holds them, for a caller reading many things in a row (empty
+  // if none).
+  std::span<const std::byte> cached_region(Address addr, std::size_t size, Address& start) const;
   // Plans [addr, addr + size) for the next sample without reading it now.
   void note(Address addr, std::size_t size) const;
   // Reads now, from the process, whatever the sample has fetched (to see what changed).

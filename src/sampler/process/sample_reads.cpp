@@ -24,8 +24,8 @@ void SampleReads::begin(const ProcessMemory& memory) {
 }
 
 void SampleReads::fetch(const ProcessMemory& memory) {
-  std::vector<ProcessMemory::Chunk> chunks;
-  chunks.reserve(regions_.size());
+  std::vector<ProcessMemory::Chunk>& chunks = chunks_;
+  chunks.clear();
   for (auto& r : regions_) {
     r.valid = false;
     chunks.push_back({r.addr, data_.data() + r.offset, r.size});
@@ -44,7 +44,9 @@ void SampleReads::fetch(const ProcessMemory& memory) {
 void SampleReads::end() {
   active_ = false;
   std::sort(used_.begin(), used_.end());
-  std::vector<Region> plan;
+  // Built in the storage of the plan before last: a sample allocates nothing here.
+  std::vector<Region>& plan = spare_;
+  plan.clear();
   std::size_t bytes = 0;
   for (const auto& [addr, size] : used_) {
     if (!plan.empty() && addr <= plan.back().addr + plan.back().size + kMergeGap) {
@@ -67,7 +69,7 @@ void SampleReads::end() {
     r.offset = offset;
     offset += r.size;
   }
-  regions_ = std::move(plan);
+  std::swap(regions_, plan);
   data_.resize(offset);
 }
 
@@ -78,13 +80,24 @@ std::vector<std::pair<Address, std::size_t>> SampleReads::plan() const {
 }
 
 const std::byte* SampleReads::find(Address addr, std::size_t size) const {
-  if (!active_) return nullptr;
-  auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
-                             [](Address a, const Region& r) { return a < r.addr; });
-  if (it == regions_.begin()) return nullptr;
-  --it;
-  if (!it->valid || addr + size > it->addr + it->size || addr + size < addr) return nullptr;
-  return data_.data() + it->offset + (addr - it->addr);
+  const Span span = find_region(addr, size);
+  return span.data ? span.data + (addr - span.start) : nullptr;
+}
+
+SampleReads::Span SampleReads::find_region(Address addr, std::size_t size) const {
+  if (!active_ || addr + size < addr) return {};
+  const auto holds = [&](const Region& r) {
+    return r.valid && addr >= r.addr && addr + size <= r.addr + r.size;
+  };
+  // A stack's frames are found one after another in one region: try the last one found first.
+  if (last_ >= regions_.size() || !holds(regions_[last_])) {
+    auto it = std::upper_bound(regions_.begin(), regions_.end(), addr,
+                               [](Address a, const Region& r) { return a < r.addr; });
+    if (it == regions_.begin() || !holds(*--it)) return {};
+    last_ = static_cast<std::size_t>(it - regions_.begin());
+  }
+  const Region& r = regions_[last_];
+  return {data_.data() + r.offset, r.addr, r.size};
 }
 
 void SampleReads::note(Address addr, std::size_t size) {

@@ -23,6 +23,13 @@ class SampleReads {
 
   // The fetched bytes of [addr, addr + size), or nullptr if no region holds all of them.
   const std::byte* find(Address addr, std::size_t size) const;
+  // The same, and the whole fetched region that holds them: its bytes and where it starts.
+  struct Span {
+    const std::byte* data = nullptr;
+    Address start = 0;
+    std::size_t size = 0;
+  };
+  Span find_region(Address addr, std::size_t size) const;
   // A read of this sample, whether served or not: the next plan covers it.
   void note(Address addr, std::size_t size);
   // A read of this sample that the fetched bytes did not serve (made later, so of a later
@@ -50,6 +57,10 @@ class SampleReads {
   std::vector<Region> regions_;  // sorted by address, disjoint
   std::vector<std::byte> data_;
   std::vector<std::pair<Address, std::size_t>> used_;  // this sample's reads
+  mutable std::size_t last_ = 0;                       // the region find() last served from
+  // Scratch kept from sample to sample.
+  std::vector<Region> spare_;
+  std::vector<ProcessMemory::Chunk> chunks_;
 };
 
 }  // namespace dapprof::sampler::process

@@ -86,6 +86,13 @@ class CodeCache {
   // `header` holds layout.code_size bytes read from `code`. Reads names and line table on a miss.
   Result<const CodeInfo*> get(Address code, std::span<const std::byte> header);
 
+  // What is known of the code object at `code` from earlier reads, unchecked (it may be another
+  // one's by now); null if nothing.
+  const CodeInfo* peek(Address code) const {
+    const auto it = cache_.find(code);
+    return it == cache_.end() ? nullptr : &it->second;
+  }
+
   LineTableFormat format() const { return format_; }
   std::size_t size() const { return cache_.size(); }
   std::uint64_t misses() const { return misses_; }

@@ -17,6 +17,8 @@ constexpr std::uint8_t kFirstShimOwner = 3;
 constexpr std::uint64_t kIsEntryBeforeOwner = 1;
 constexpr std::uint64_t kWindow = 16 * 1024;
 constexpr std::uint64_t kPage = 4096;
+// Frames this close are noted as one run (SampleReads merges what is closer than its own gap).
+constexpr std::uint64_t kNoteGap = 256;
 // A code object's bytecode larger than this is taken as a torn size, and gets no instructions.
 constexpr std::int64_t kMaxBytecode = 1 << 22;
 // How far past a code object's header its read runs on to take the code units of its frames'
@@ -121,21 +123,34 @@ static std::uint64_t frame_read_size(const Layout& l) {
   return std::max({l.frame_previous, l.frame_code, l.frame_lasti}) + 8;  // not all 368 bytes
 }
 
-Status StackWalker::read_frame(Address frame, std::byte* out) {
+Result<const std::byte*> StackWalker::read_frame(Address frame, std::byte* out) {
   const Layout& l = objects_.layout();
   const auto& mem = objects_.memory();
   const std::uint64_t size = frame_read_size(l);
   // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes
   // little between samples, so the sample's bytes (the frames read last time) usually hold them.
-  if (!l.at_least(3, 11)) return mem.read(frame, out, size);
-  mem.note(frame, size);  // the next sample fetches the frames themselves, not the windows
-  if (const std::byte* p = mem.cached(frame, size)) {
-    std::memcpy(out, p, size);
-    return Ok{};
+  if (!l.at_least(3, 11)) {
+    if (auto s = mem.read(frame, out, size); !s) return s.error();
+    return static_cast<const std::byte*>(out);
   }
+  // The next sample fetches the frames themselves, not the windows: noted as runs of frames, each
+  // at its end (note_run), as SampleReads would merge them.
+  if (frame + size + kNoteGap >= run_start_ && frame <= run_end_ + kNoteGap) {
+    run_start_ = std::min(run_start_, frame);
+    run_end_ = std::max(run_end_, frame + size);
+  } else {
+    note_run();
+    run_start_ = frame;
+    run_end_ = frame + size;
+  }
+  // Where the bytes already are, not copied: a deep stack's frames are most of a sample's work,
+  // and they lie one after another in the region of the sample's bytes that held the last one.
+  if (frame >= span_start_ && frame + size <= span_start_ + span_.size())
+    return span_.data() + (frame - span_start_);
+  if (span_ = mem.cached_region(frame, size, span_start_); !span_.empty())
+    return span_.data() + (frame - span_start_);
   if (frame >= window_start_ && frame + size <= window_start_ + window_.size()) {
-    std::memcpy(out, window_.data() + (frame - window_start_), size);
-    return Ok{};
+    return static_cast<const std::byte*>(window_.data() + (frame - window_start_));
   }
   // A frame the sample's bytes lack (the stack grew, or the first sample): 3.11+ frames are
   // contiguous in the thread's data stack, older frames below newer ones, so read the window
@@ -146,13 +161,18 @@ Status StackWalker::read_frame(Address frame, std::byte* out) {
     window_.resize(end - start);
     if (mem.read_ahead(start, window_.data(), window_.size())) {
       window_start_ = start;
-      std::memcpy(out, window_.data() + (frame - start), size);
-      return Ok{};
+      return static_cast<const std::byte*>(window_.data() + (frame - start));
     }
   }
   window_.clear();
   window_start_ = 0;
-  return mem.read_ahead(frame, out, size);
+  if (auto s = mem.read_ahead(frame, out, size); !s) return s.error();
+  return static_cast<const std::byte*>(out);
+}
+
+void StackWalker::note_run() {
+  if (run_end_ > run_start_) objects_.memory().note(run_start_, run_end_ - run_start_);
+  run_start_ = run_end_ = 0;
 }
 
 Status StackWalker::chain(Address top_frame) {
@@ -166,32 +186,41 @@ Status StackWalker::chain(Address top_frame) {
   buf.resize(frame_read_size(l));
   window_.clear();
   window_start_ = 0;
+  span_ = {};
+  span_start_ = 0;
   last_top_code_ = 0;
+  // Noted however the walk ends.
+  struct NoteAtEnd {
+    StackWalker& walker;
+    ~NoteAtEnd() { walker.note_run(); }
+  } note_at_end{*this};
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
       break;
     }
     if (!plausible(f)) return torn("implausible frame address");
-    if (auto s = read_frame(f, buf.data()); !s) return as_torn(s.error());
+    auto got = read_frame(f, buf.data());
+    if (!got) return as_torn(got.error());
+    const std::byte* const bytes = *got;
     RawFrame rf;
     rf.address = f;
-    rf.code = field<Address>(buf.data(), l.frame_code);
+    rf.code = field<Address>(bytes, l.frame_code);
     if (frames.empty()) last_top_code_ = rf.code;
     if (l.at_least(3, 14)) rf.code &= ~kStackRefTagBits;
     if (new_frames) {
-      rf.instr = field<Address>(buf.data(), l.frame_instr);
-      rf.owner = field<std::uint8_t>(buf.data(), l.frame_owner);
+      rf.instr = field<Address>(bytes, l.frame_instr);
+      rf.owner = field<std::uint8_t>(bytes, l.frame_owner);
       if (l.at_least(3, 12)) {
         rf.shim = rf.owner >= kFirstShimOwner;
       } else {
-        rf.ends_call = field<std::uint8_t>(buf.data(), l.frame_owner - kIsEntryBeforeOwner) != 0;
+        rf.ends_call = field<std::uint8_t>(bytes, l.frame_owner - kIsEntryBeforeOwner) != 0;
       }
     } else {
-      rf.lasti = field<int>(buf.data(), l.frame_lasti);
+      rf.lasti = field<int>(bytes, l.frame_lasti);
       rf.ends_call = true;
     }
-    const Address previous = field<Address>(buf.data(), l.frame_previous);
+    const Address previous = field<Address>(bytes, l.frame_previous);
     if (previous == f) return torn("frame is its own caller");
     frames.push_back(rf);
     f = previous;
@@ -249,13 +278,27 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
   std::vector<std::uint64_t>& at = header_at_;
   at.assign(codes.size() + 1, l.code_size);
   if (opcodes_ && l.at_least(3, 11)) {
+    const std::uint64_t most = l.code_size + kUnitsWithHeader;
     Address last = 0;
     std::size_t index = 0;
+    std::uint64_t whole =
+        0;  // the bytes of the code object up to its bytecode's end, at most `most`
     for (const auto& rf : *raw) {
       if (rf.shim || rf.instr < rf.code) continue;
-      if (rf.code != last) index = index_of(last = rf.code);
+      if (rf.code != last) {
+        index = index_of(last = rf.code);
+        // As much of the bytecode as its code object known from earlier samples has: the same
+        // bytes each sample, which the next sample's fetch then holds. Reaching only as far as
+        // the instruction, a read grew whenever a frame moved on, past what the fetch held, and
+        // took a system call of its own (0.8 more per sample at depth 3, flat out).
+        const CodeInfo* known = codes_.peek(rf.code);
+        whole = known && known->code_units > 0
+                    ? std::min(most, l.code_code_adaptive +
+                                         static_cast<std::uint64_t>(known->code_units) * 2)
+                    : 0;
+      }
       const std::uint64_t end = rf.instr - rf.code + 2;
-      if (end <= l.code_size + kUnitsWithHeader) at[index] = std::max(at[index], end);
+      if (end <= most) at[index] = std::max({at[index], end, whole});
     }
   }
   // From sizes to where each code object's bytes start.
@@ -321,9 +364,15 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     } else {
       offset = l.at_least(3, 10) ? rf.lasti * 2 : rf.lasti;  // 3.10 counts code units
     }
-    frames.push_back(frame_of(*info, offset));
-    if (opcodes_)
+    fill(frames.emplace_back(), *info, offset);  // in place: no temporary frame to copy
+    // A recursion's frames at one instruction of one code object, one after another: one pending
+    // instruction for all of them.
+    if (opcodes_ && !pending_.empty() && pending_.back().info == info &&
+        pending_.back().offset == offset && pending_.back().last_frame + 2 == frames.size()) {
+      ++pending_.back().last_frame;
+    } else if (opcodes_) {
       pending_.push_back({frames.size() - 1,
+                          frames.size() - 1,
                           rf.code,
                           info,
                           offset,
@@ -332,6 +381,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
                           pending_.size(),
                           last_monitoring,
                           last_index});
+    }
     if (where) where->push_back({rf.address, rf.code});
     ++in_call;
     if (rf.ends_call) end_call(0);
@@ -427,20 +477,24 @@ Status StackWalker::add_instructions(std::vector<model::Frame>& frames) {
     instruction.end_line = p.positions.end_line;
     instruction.column = p.positions.column;
     instruction.end_column = p.positions.end_column;
-    frames[p.frame].instruction = instruction;
+    for (std::size_t f = p.frame; f <= p.last_frame; ++f) frames[f].instruction = instruction;
   }
   return Ok{};
 }
 
 model::Frame StackWalker::frame_of(const CodeInfo& info, std::int64_t offset) const {
   model::Frame frame;
+  fill(frame, info, offset);
+  return frame;
+}
+
+void StackWalker::fill(model::Frame& frame, const CodeInfo& info, std::int64_t offset) const {
   frame.function = info.function;
   frame.file = info.file;
   frame.line = lines_ == LineNumbers::Current         ? info.line_at(codes_.format(), offset)
                : lines_ == LineNumbers::FunctionStart ? info.first_line
                                                       : 0;
   frame.first_line = info.first_line;
-  return frame;
 }
 
 Result<const CodeInfo*> StackWalker::suspended_code(Address code,

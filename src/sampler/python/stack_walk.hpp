@@ -123,6 +123,8 @@ class StackWalker {
     bool shim = false;       // 3.12+: a C-stack shim frame, which ends the call below it
   };
   model::Frame frame_of(const CodeInfo& info, std::int64_t offset) const;
+  // The same into a frame made by its caller (where it is to stay).
+  void fill(model::Frame& frame, const CodeInfo& info, std::int64_t offset) const;
   // A suspended frame's code object from its header as read by the caller, checked.
   Result<const CodeInfo*> suspended_code(Address code, std::span<const std::byte> header);
   // The instructions of the frames of pending_, each frame's code unit read from the target (3.11+,
@@ -130,9 +132,9 @@ class StackWalker {
   Status add_instructions(std::vector<model::Frame>& frames);
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
-  // Reads a frame struct: from the sample's bytes, else (3.11+) from a window of the stack read
-  // in one go.
-  Status read_frame(Address frame, std::byte* out);
+  // A frame struct's bytes: where the sample's bytes or (3.11+) a window of the stack read in one
+  // go already hold them, else read into `out`. Valid until the next read.
+  Result<const std::byte*> read_frame(Address frame, std::byte* out);
 
   const Objects& objects_;
   CodeCache& codes_;
@@ -143,6 +145,13 @@ class StackWalker {
   std::optional<Instrumentation> instrumentation_;
   std::vector<std::byte> window_;
   Address window_start_ = 0;
+  // The region of the sample's bytes that held the last frame read (read_frame).
+  std::span<const std::byte> span_;
+  Address span_start_ = 0;
+  // The frames read since the last note to the sample's plan, as one range.
+  Address run_start_ = 0;
+  Address run_end_ = 0;
+  void note_run();
   Address last_top_code_ = 0;
   // Scratch of the walk in progress, kept for the next one.
   std::vector<RawFrame> raw_;
@@ -154,7 +163,8 @@ class StackWalker {
   std::vector<std::uint64_t> header_at_;
   std::vector<process::ProcessMemory::Chunk> header_chunks_;
   struct PendingInstruction {
-    std::size_t frame;  // index in walk()'s result
+    std::size_t frame;       // index in walk()'s result
+    std::size_t last_frame;  // the last of the frames from `frame` on that are at it (a recursion)
     Address code;
     const CodeInfo* info;
     std::int64_t offset;      // as the frame's pointer gives it

@@ -275,6 +275,43 @@ TEST(SampleReads, AnUnmappedRegionIsDroppedAndTheRestServed) {
   reads.end();
 }
 
+TEST(SampleReads, TheRegionHoldingAReadIsFoundWholeAndAnotherAfterThePlanChanges) {
+  Sampled t;
+  ASSERT_NE(t.c.buffer, 0u);
+  auto& [c, mem, reads] = t;
+  reads.begin(mem);
+  ThreeReads first;
+  ASSERT_TRUE(first.read(mem, c.buffer));
+  reads.end();
+  reads.begin(mem);
+  Address start = 0;
+  // Inside the second region (9000..9056): all of it, wherever in it the read falls.
+  auto region = mem.cached_region(c.buffer + 9040, 16, start);
+  ASSERT_EQ(region.size(), 56u);
+  EXPECT_EQ(start, c.buffer + 9000);
+  for (std::size_t i = 0; i < region.size(); ++i)
+    EXPECT_EQ(static_cast<std::uint8_t>(region[i]), expected_byte(9000 + i));
+  // The first region, after the second was the last found; then a read across a region's end.
+  region = mem.cached_region(c.buffer + 104, 8, start);
+  ASSERT_EQ(region.size(), 16u);
+  EXPECT_EQ(start, c.buffer + 100);
+  EXPECT_TRUE(mem.cached_region(c.buffer + 110, 8, start).empty());
+  EXPECT_TRUE(mem.cached_region(c.buffer + 9050, 8, start).empty());
+  reads.end();
+  // A plan of the one region now at a different place: the one remembered is not served from.
+  reads.begin(mem);
+  std::array<std::uint8_t, 32> e{};
+  ASSERT_TRUE(mem.read(c.buffer + 5000, e.data(), e.size()));
+  reads.end();
+  reads.begin(mem);
+  EXPECT_TRUE(mem.cached_region(c.buffer + 104, 8, start).empty());
+  region = mem.cached_region(c.buffer + 5000, 32, start);
+  ASSERT_EQ(region.size(), 32u);
+  EXPECT_EQ(static_cast<std::uint8_t>(region[0]), expected_byte(5000));
+  reads.end();
+  EXPECT_TRUE(mem.cached_region(c.buffer + 5000, 32, start).empty()) << "outside a sample";
+}
+
 TEST(SampleReads, OutsideASampleNothingIsCachedOrPlanned) {
   Sampled t;
   ASSERT_NE(t.c.buffer, 0u);
