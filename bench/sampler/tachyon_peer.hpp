@@ -151,6 +151,48 @@ class Tachyon {
     return run;
   }
 
+  // Its stack reader alone (_remote_debugging.RemoteUnwinder, every thread, wall mode) called in a
+  // loop for `seconds`, as dapprof's flat-out figures are its sampler alone: no collector. With
+  // `cache_frames` (what its profiler asks for) the reader writes the address of the top frame it
+  // read into the target's thread state after each sample (last_profiled_frame, which the
+  // interpreter moves to the caller when that frame returns), and reads next time only the frames
+  // above it, taking the rest from its cache; without, it reads every frame each time, as a
+  // reader that writes nothing into the program must. Samples per second and CPU per sample.
+  std::optional<Figures> unwinder(const std::string& root, pid_t pid, double seconds,
+                                  bool cache_frames, std::string* why = nullptr) const {
+    static constexpr const char* kLoop =
+        "import resource, sys, time, _remote_debugging as r\n"
+        "pid, seconds, cache = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == '1'\n"
+        "u = r.RemoteUnwinder(pid, all_threads=True, cache_frames=cache)\n"
+        "u.get_stack_trace()\n"
+        "def cpu():\n"
+        "    ru = resource.getrusage(resource.RUSAGE_SELF)\n"
+        "    return ru.ru_utime + ru.ru_stime\n"
+        "n, failed, c0, t0 = 0, 0, cpu(), time.monotonic()\n"
+        "while time.monotonic() - t0 < seconds:\n"
+        "    try:\n"
+        "        u.get_stack_trace()\n"
+        "        n += 1\n"
+        "    except Exception:\n"
+        "        failed += 1\n"
+        "print('unwound', n, 'failed', failed, 'seconds', time.monotonic() - t0, 'cpu', cpu() - "
+        "c0)\n";
+    const auto out = output_of({"chroot", root, python_, "-c", kLoop, std::to_string(pid),
+                                fmt::format("{}", seconds), cache_frames ? "1" : "0"});
+    std::smatch m;
+    static const std::regex unwound(
+        R"(unwound (\d+) failed (\d+) seconds ([0-9.e-]+) cpu ([0-9.e-]+))");
+    if (!out || !std::regex_search(out->first, m, unwound) || std::stod(m[1]) <= 0) {
+      if (why) *why = out ? last_line(out->first) : "it did not start";
+      return std::nullopt;
+    }
+    const double n = std::stod(m[1]);
+    Figures f;
+    f.samples_per_s = n / std::stod(m[3]);
+    f.cpu_us_per_sample = std::stod(m[4]) * 1e6 / n;
+    return f;
+  }
+
   // Figures as dapprof's runs give them: paced, CPU per sample is the marginal one of a 1 s run
   // and a 1 + `seconds` s run made one after the other; flat out, only its rate is compared, from
   // one run (CPU per sample there includes its start-up).

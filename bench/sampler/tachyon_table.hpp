@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,10 @@ struct TachyonRow {
   std::optional<double> dapprof_cpu, tachyon_cpu, cpu_ratio;     // µs per sample at 1 kHz
   std::optional<double> dapprof_rate, tachyon_rate, rate_ratio;  // samples/s flat out
   std::vector<double> cpu_ratios, rate_ratios;  // each round's, printed beside their median
+  // Nonblocking only: its stack reader alone flat out (Tachyon::unwinder), reading every frame
+  // (as dapprof does, writing nothing into the program) and with its frame cache.
+  std::optional<double> reader_rate, cached_reader_rate, reader_ratio;
+  std::vector<double> reader_ratios;
 };
 
 namespace tachyon_detail {
@@ -89,10 +94,9 @@ inline std::vector<TachyonRow> tachyon_rows(Tachyon& tachyon, const Interpreter&
     for (std::size_t i = 0; i < jobs.size(); ++i) {
       const Job& j = jobs[(i + r) % jobs.size()];
       std::string why;
-      const auto f =
-          j.dapprof ? run_dapprof(t.pid, j.rate, j.mode == "nonblocking", seconds)
-                    : tachyon.measure(interp.root, t.pid, j.rate, j.mode == "consistent", seconds,
-                                      &why);
+      const auto f = j.dapprof ? run_dapprof(t.pid, j.rate, j.mode == "nonblocking", seconds)
+                               : tachyon.measure(interp.root, t.pid, j.rate, j.mode == "consistent",
+                                                 seconds, &why);
       if (f) {
         got[r][key(j.dapprof, j.mode, j.rate)] = *f;
         read_once = read_once || !j.dapprof;
@@ -101,6 +105,14 @@ inline std::vector<TachyonRow> tachyon_rows(Tachyon& tachyon, const Interpreter&
         // refuses to attach), the rest would fail alike.
         fmt::print("  tachyon: {}\n", why);
         if (!read_once) return {};
+      }
+    }
+    for (const bool cache : {false, true}) {
+      std::string why;
+      if (const auto f = tachyon.unwinder(interp.root, t.pid, seconds, cache, &why)) {
+        got[r][cache ? "reader cached" : "reader"] = *f;
+      } else {
+        fmt::print("  tachyon's reader alone: {}\n", why);
       }
     }
   }
@@ -131,6 +143,21 @@ inline std::vector<TachyonRow> tachyon_rows(Tachyon& tachyon, const Interpreter&
     row.rate_ratio = median_of(rr);
     row.cpu_ratios = cr;
     row.rate_ratios = rr;
+    if (mode == "nonblocking") {
+      std::vector<double> ur, cur, urr;
+      for (const auto& g : got) {
+        const auto dm = g.find(key(true, mode, kFlatOut));
+        const auto u = g.find("reader"), cu = g.find("reader cached");
+        if (u != g.end()) ur.push_back(u->second.samples_per_s);
+        if (cu != g.end()) cur.push_back(cu->second.samples_per_s);
+        if (dm != g.end() && u != g.end() && u->second.samples_per_s > 0)
+          urr.push_back(dm->second.samples_per_s / u->second.samples_per_s);
+      }
+      row.reader_rate = median_of(ur);
+      row.cached_reader_rate = median_of(cur);
+      row.reader_ratio = median_of(urr);
+      row.reader_ratios = urr;
+    }
     rows.push_back(row);
   }
   return rows;
@@ -157,7 +184,18 @@ inline void print_tachyon_table(const std::vector<TachyonRow>& rows, int rounds)
         shown(r.cpu_ratio, "{:.2f}"), mark(r.cpu_ratio, true), each(r.cpu_ratios),
         shown(r.dapprof_rate, "{:.0f}"), shown(r.tachyon_rate, "{:.0f}"),
         shown(r.rate_ratio, "{:.2f}"), mark(r.rate_ratio, false), each(r.rate_ratios));
+    if (r.reader_rate || r.cached_reader_rate)
+      fmt::print(
+          "  {} depth {:>4} / {:<11}  its stack reader alone flat out: reading every frame "
+          "{:>7}/s (dapprof's sampler {}x{}), with its frame cache {:>7}/s\n",
+          r.interp, r.depth, "", shown(r.reader_rate, "{:.0f}"), shown(r.reader_ratio, "{:.2f}"),
+          each(r.reader_ratios), shown(r.cached_reader_rate, "{:.0f}"));
   }
+  if (std::any_of(rows.begin(), rows.end(), [](const TachyonRow& r) { return r.reader_rate; }))
+    fmt::print(
+        "  (its frame cache writes the address of the top frame read into the program's thread "
+        "state after each sample, so that the next sample reads only the frames pushed since; "
+        "dapprof writes nothing into the program it profiles, and reads every frame)\n");
 }
 
 }  // namespace dapprof::bench
