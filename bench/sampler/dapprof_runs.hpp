@@ -24,11 +24,12 @@ namespace dapprof::bench {
 
 // dapprof sampling `pid` at `rate` for `seconds`. With `progress` and `work`, the program's work
 // rate while sampled is measured from 200 ms in and put in `*work`. `opcodes`: each frame's
-// instruction read too (record --opcodes).
+// instruction read too (record --opcodes). `gc`: the collector's state read too, for its frame
+// (the default; false: --no-gc).
 inline std::optional<Figures> run_dapprof(pid_t pid, double rate, bool nonblocking, double seconds,
                                           Progress* progress = nullptr,
                                           std::optional<double>* work = nullptr,
-                                          bool opcodes = false) {
+                                          bool opcodes = false, bool gc = true) {
   using namespace dapprof::sampler;
   using Clock = std::chrono::steady_clock;
   std::mutex m;
@@ -43,6 +44,7 @@ inline std::optional<Figures> run_dapprof(pid_t pid, double rate, bool nonblocki
   const auto reads_before = process::ProcessMemory::total_syscalls();
   SamplerOptions opts{.sampling = {.rate_hz = rate, .nonblocking = nonblocking}};
   opts.opcodes = opcodes;
+  opts.sampling.gc = gc;
   const auto begin = Clock::now();
   auto sampler = Sampler::start(
       pid, opts,

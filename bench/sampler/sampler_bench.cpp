@@ -28,6 +28,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -232,28 +233,40 @@ bench::TargetFigures bench_target(const bench::Interpreter& interp, int depth, d
   const auto reads = reads_only(target, seconds);
   if (reads) print_row("reads only (loop)", *reads);
 
-  // record --opcodes against the same sampler without, flat out (where CPU per sample is the
-  // sampler's alone, not its wakes'), in interleaved rounds.
-  std::vector<double> opcode_ratios;
-  std::optional<bench::Figures> plain_row, opcodes_row;
+  // record --opcodes, and the default (which reads the collector's state for its frame) against
+  // --no-gc, flat out (where CPU per sample is the sampler's alone, not its wakes'), in
+  // interleaved rounds, the order turned each round.
+  std::vector<double> opcode_ratios, gc_ratios;
+  std::optional<bench::Figures> plain_row, opcodes_row, no_gc_row;
+  constexpr std::size_t kPlain = 0, kOpcodes = 1, kNoGc = 2;
   for (int r = 0; r < rounds_asked; ++r) {
-    std::optional<bench::Figures> plain, with;
-    for (bool opcodes : {r % 2 == 1, r % 2 == 0}) {
-      (opcodes ? with : plain) =
-          run_dapprof(target, kMax, false, seconds, nullptr, nullptr, opcodes);
+    std::array<std::optional<bench::Figures>, 3> got;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const std::size_t run = (i + static_cast<std::size_t>(r)) % got.size();
+      got[run] = run_dapprof(target, kMax, false, seconds, nullptr, nullptr, run == kOpcodes,
+                             run != kNoGc);
     }
-    if (plain && with && plain->cpu_us_per_sample > 0) {
+    const auto& plain = got[kPlain];
+    if (!plain || plain->cpu_us_per_sample <= 0) continue;
+    plain_row = plain;
+    if (const auto& with = got[kOpcodes]) {
       opcode_ratios.push_back(with->cpu_us_per_sample / plain->cpu_us_per_sample);
-      plain_row = plain;
       opcodes_row = with;
+    }
+    if (const auto& without = got[kNoGc]; without && without->cpu_us_per_sample > 0) {
+      gc_ratios.push_back(plain->cpu_us_per_sample / without->cpu_us_per_sample);
+      no_gc_row = without;
     }
   }
   if (plain_row) print_row("consistent, last round", *plain_row);
   if (opcodes_row) print_row("consistent --opcodes", *opcodes_row);
+  if (no_gc_row) print_row("consistent --no-gc", *no_gc_row);
 
   fmt::print("  ratios (this run; 1 kHz: the median of {} interleaved rounds):\n", rounds.size());
   fmt::print("    CPU/sample flat out, --opcodes / without: {}  [goal <= 1.10]\n",
              over_rounds(opcode_ratios, "{:.2f}"));
+  fmt::print("    CPU/sample flat out, GC frames (the default) / --no-gc: {}  [goal <= 1.10]\n",
+             over_rounds(gc_ratios, "{:.2f}"));
   if (peer) {
     const double target_ratio = depth <= 3 ? 1.0 : depth <= 100 ? 0.5 : 0.2;
     const auto cpu_ratio = [&](const std::string& who) {
