@@ -135,7 +135,9 @@ def attach(client: DapClient, arguments: dict, then=lambda: None) -> int:
 
 
 def profile(client: DapClient, pid: int):
-    started = client.call("startProfiling", {"rate": 1000, "batchIntervalMs": 50})
+    """Profiling running, its first samples come: every thread's, idle ones included (the attached
+    program sleeps 50 ms a turn, and the default mode's first sample of it took 4 to over 20 s)."""
+    started = client.call("startProfiling", {"rate": 1000, "batchIntervalMs": 50, "mode": "wall"})
     assert started["success"] and started["body"]["pid"] == pid, started
     received(client, event("profilingData"), 20)
 
