@@ -281,8 +281,8 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     const std::uint64_t most = l.code_size + kUnitsWithHeader;
     Address last = 0;
     std::size_t index = 0;
-    std::uint64_t whole =
-        0;  // the bytes of the code object up to its bytecode's end, at most `most`
+    // The bytes of the code object up to its bytecode's end, at most `most`.
+    std::uint64_t whole = 0;
     for (const auto& rf : *raw) {
       if (rf.shim || rf.instr < rf.code) continue;
       if (rf.code != last) {
