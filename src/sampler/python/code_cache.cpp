@@ -1,20 +1,12 @@
 #include "sampler/python/code_cache.hpp"
 
-#include <cstring>
-
 namespace dapprof::sampler::python {
 namespace {
 
 constexpr std::size_t kMaxEntries = 1 << 16;  // then start over rather than grow without bound
-
-template <typename T>
-T field(std::span<const std::byte> header, std::uint64_t offset) {
-  T v{};
-  if (offset != kAbsent && offset + sizeof(T) <= header.size()) {
-    std::memcpy(&v, header.data() + offset, sizeof(T));
-  }
-  return v;
-}
+// More code units than any compiler makes (2^28 is 512 MiB of bytecode): a size word this large,
+// or negative, was read from something that is not, or no longer, a code object.
+constexpr std::int64_t kMaxCodeUnits = std::int64_t{1} << 28;
 
 }  // namespace
 
@@ -28,20 +20,24 @@ CodeCache::CodeCache(const Objects& objects) : objects_(objects) {
 CodeInfo CodeCache::identity(std::span<const std::byte> header) const {
   const Layout& l = objects_.layout();
   CodeInfo info;
-  info.name_ptr = field<Address>(header, l.code_name);
-  info.qualname_ptr = field<Address>(header, l.code_qualname);
-  info.filename_ptr = field<Address>(header, l.code_filename);
-  info.linetable_ptr = field<Address>(header, l.code_linetable);
-  info.code_bytes_ptr = field<Address>(header, l.code_code);
-  info.first_line = field<int>(header, l.code_firstlineno);
-  info.first_traceable = field<int>(header, l.code_firsttraceable);
+  info.name_ptr = load<Address>(header, l.code_name);
+  info.qualname_ptr = load<Address>(header, l.code_qualname);
+  info.filename_ptr = load<Address>(header, l.code_filename);
+  info.linetable_ptr = load<Address>(header, l.code_linetable);
+  info.code_bytes_ptr = load<Address>(header, l.code_code);
+  info.first_line = load<int>(header, l.code_firstlineno);
+  info.first_traceable = load<int>(header, l.code_firsttraceable);
   // A code object is a variable-size object like a tuple: its size word is where a tuple's is.
-  if (l.at_least(3, 11)) info.code_units = field<std::int64_t>(header, l.tuple_size);
+  if (l.at_least(3, 11)) info.code_units = load<std::int64_t>(header, l.tuple_size);
   return info;
 }
 
 Result<const CodeInfo*> CodeCache::get(Address code, std::span<const std::byte> header) {
   CodeInfo fresh = identity(header);
+  if (objects_.layout().at_least(3, 11) &&
+      (fresh.code_units < 0 || fresh.code_units > kMaxCodeUnits)) {
+    return torn("absurd code object size");
+  }
   if (auto it = cache_.find(code); it != cache_.end()) {
     const CodeInfo& c = it->second;
     if (c.name_ptr == fresh.name_ptr && c.qualname_ptr == fresh.qualname_ptr &&

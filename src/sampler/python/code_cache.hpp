@@ -31,7 +31,7 @@ struct CodeInfo {
   model::Text file;
   std::vector<std::uint8_t> linetable;
   int first_traceable = 0;       // 3.11+: _co_firsttraceable (code units)
-  std::int64_t code_units = -1;  // 3.11+: the object's size, in code units; -1 if unknown
+  std::int64_t code_units = -1;  // 3.11+: the object's size in code units, at most 2^28; else -1
 
   // Memoised: the same few instructions of a code object are sampled over and over. A small
   // direct-mapped table: no allocation, no hashing beyond the offset's low bits.

@@ -60,7 +60,15 @@ struct Cursor {
     }
     return value;
   }
-  // CPython writes C ints: a larger one is a torn table, not a delta to add.
+  // CPython writes C ints: a larger one is a torn table, not a delta to add or a column.
+  std::int64_t uvarint() {
+    const std::uint64_t v = varint();
+    if (v > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      ok = false;
+      return 0;
+    }
+    return static_cast<std::int64_t>(v);
+  }
   std::int64_t svarint() {
     const std::uint64_t v = varint();
     if ((v >> 1) > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
@@ -92,9 +100,9 @@ Positions locations311(std::span<const std::uint8_t> t, int first_line, std::int
         break;
       case 14:  // long form: line delta, end line delta, column + 1, end column + 1
         line += c.svarint();
-        end_line = line + static_cast<std::int64_t>(c.varint());
-        column = static_cast<std::int64_t>(c.varint()) - 1;
-        end_column = static_cast<std::int64_t>(c.varint()) - 1;
+        end_line = line + c.uvarint();
+        column = c.uvarint() - 1;
+        end_column = c.uvarint() - 1;
         break;
       case 13:  // no column: line delta only
         line += c.svarint();

@@ -100,5 +100,27 @@ TEST(LineTable, GarbageNeverCrashes) {
   for (std::int64_t offset : {0L, 7L, 100L, 1L << 40}) (void)positions_for_offset(table, 1, offset);
 }
 
+TEST(LineTable, ALongFormFieldBeyondAnIntIsATornTable) {
+  // A long-form entry (code 14) whose end-line delta, column or end column is 2^64 - 1: CPython
+  // writes C ints there, so the entry is torn, not a position (the fuzzer once summed such a delta
+  // into the line past int64's range).
+  const std::vector<std::uint8_t> huge(10, 0x7F);  // 6 bits a byte, continued; with 0x3F: 2^64 - 1
+  for (std::size_t field = 0; field < 3; ++field) {
+    std::vector<std::uint8_t> table{0xF0, 0x00};  // long form, one code unit; line delta 0
+    for (std::size_t f = 0; f < 3; ++f) {
+      if (f == field) {
+        table.insert(table.end(), huge.begin(), huge.end());
+        table.push_back(0x3F);
+      } else {
+        table.push_back(0x01);
+      }
+    }
+    EXPECT_EQ(positions_for_offset(table, 7, 0), Positions{}) << "field " << field;
+  }
+  // The same entry with ints in range is a position.
+  const std::vector<std::uint8_t> fine{0xF0, 0x00, 0x01, 0x05, 0x09};
+  EXPECT_EQ(positions_for_offset(fine, 7, 0), (Positions{7, 8, 4, 8}));
+}
+
 }  // namespace
 }  // namespace dapprof::sampler::python

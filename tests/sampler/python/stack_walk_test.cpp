@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,9 @@ class FakeProgram {
     put(frame_, l_.frame_instr, kCode + l_.code_code_adaptive + static_cast<Address>(offset));
   }
 
+  // The code object's size word, in code units.
+  void size_word(std::int64_t units) { put(code_, l_.tuple_size, units); }
+
   Result<std::vector<model::Frame>> walk() {
     ProcessMemory memory(1, space_);
     const Objects objects(memory, l_, TypeAddresses{});
@@ -120,6 +124,22 @@ TEST_P(StackWalkTorn, AnInstructionOfAnotherCodeIsATornRead) {
     ASSERT_FALSE(frames) << "offset " << offset << " was read as a frame";
     EXPECT_EQ(frames.code(), ErrorCode::TornRead) << frames.error().message;
   }
+}
+
+// A size word no code object has (the fuzzer's, once, overflowed the offset check) is a torn read
+// too, rather than a bound that any instruction pointer passes or an allocation of that size.
+TEST_P(StackWalkTorn, ACodeObjectOfAbsurdSizeIsATornRead) {
+  FakeProgram program(layout_);
+  program.point_at(2);
+  for (const std::int64_t units : {std::int64_t{1} << 62, std::numeric_limits<std::int64_t>::max(),
+                                   std::int64_t{-1}, (std::int64_t{1} << 28) + 1}) {
+    program.size_word(units);
+    auto frames = program.walk();
+    ASSERT_FALSE(frames) << units << " code units were taken for a code object's";
+    EXPECT_EQ(frames.code(), ErrorCode::TornRead) << frames.error().message;
+  }
+  program.size_word(kCodeUnits);
+  ASSERT_TRUE(program.walk());
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, StackWalkTorn, testing::Values(11, 12, 13, 14),
