@@ -49,6 +49,15 @@ T load(std::span<const std::byte> buf, std::uint64_t offset) {
   return v;
 }
 
+// The same where the caller knows the bytes hold the field (a frame or thread state read whole):
+// no test, for the loops that read a field of every frame.
+template <typename T>
+T load_at(const std::byte* base, std::uint64_t offset) {
+  T v;
+  std::memcpy(&v, base + offset, sizeof(T));
+  return v;
+}
+
 // What a read of a running target that found inconsistent data returns.
 inline Error torn(const char* what) { return Error{what, ErrorCode::TornRead}; }
 

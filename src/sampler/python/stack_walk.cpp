@@ -1,8 +1,6 @@
 #include "sampler/python/stack_walk.hpp"
 
 #include <algorithm>
-#include <climits>
-#include <cstring>
 #include <utility>
 
 namespace dapprof::sampler::python {
@@ -15,165 +13,13 @@ constexpr std::uint8_t kOwnedByGenerator = 1;
 constexpr std::uint8_t kFirstShimOwner = 3;
 // 3.11's _PyInterpreterFrame has `bool is_entry` right before `char owner`.
 constexpr std::uint64_t kIsEntryBeforeOwner = 1;
-constexpr std::uint64_t kWindow = 16 * 1024;
-constexpr std::uint64_t kPage = 4096;
-// Frames this close are noted as one run (SampleReads merges what is closer than its own gap).
-constexpr std::uint64_t kNoteGap = 256;
 // A code object's bytecode larger than this is taken as a torn size, and gets no instructions.
 constexpr std::int64_t kMaxBytecode = 1 << 22;
 // How far past a code object's header its read runs on to take the code units of its frames'
 // instructions with it (record --opcodes): most functions' bytecode is shorter.
 constexpr std::uint64_t kUnitsWithHeader = 4096;
 
-template <typename T>
-T field(const std::byte* base, std::uint64_t offset) {
-  T v;
-  std::memcpy(&v, base + offset, sizeof(T));
-  return v;
-}
-
 }  // namespace
-
-RawThread StackWalker::parse_thread(Address t, const std::byte* buf) const {
-  const Layout& l = objects_.layout();
-  RawThread rt;
-  rt.tstate = t;
-  rt.next = field<Address>(buf, l.tstate_next);
-  rt.thread_id = field<std::uint64_t>(buf, l.tstate_thread_id);
-  if (l.tstate_native_thread_id != kAbsent) {
-    rt.native_thread_id = field<std::uint64_t>(buf, l.tstate_native_thread_id);
-    if (tids_ && rt.native_thread_id <= static_cast<std::uint64_t>(INT32_MAX))
-      rt.native_thread_id =
-          static_cast<std::uint64_t>(tids_->host(static_cast<pid_t>(rt.native_thread_id)));
-  }
-  if (l.tstate_frame != kAbsent) {
-    rt.top_frame = field<Address>(buf, l.tstate_frame);
-  } else if (l.tstate_current_frame != kAbsent) {
-    rt.top_frame = field<Address>(buf, l.tstate_current_frame);
-  } else {
-    rt.top_frame = field<Address>(buf, l.tstate_cframe);  // see read_tops()
-  }
-  return rt;
-}
-
-Status StackWalker::read_tstate(Address interp, Address t, std::vector<std::byte>& buf) const {
-  const Layout& l = objects_.layout();
-  buf.resize(l.tstate_size);
-  if (!plausible(t)) return torn("implausible thread state address");
-  if (auto s = objects_.memory().read(t, buf.data(), buf.size()); !s) return as_torn(s.error());
-  if (field<Address>(buf.data(), l.tstate_interp) != interp) {
-    return torn("thread state of another interpreter");
-  }
-  return Ok{};
-}
-
-Status StackWalker::read_tops(std::vector<RawThread>& threads,
-                              const std::function<bool(const RawThread&)>& top_unneeded) const {
-  const Layout& l = objects_.layout();
-  if (l.tstate_cframe == kAbsent || l.tstate_current_frame != kAbsent) return Ok{};
-  // 3.11-3.12: one batched read of every thread's cframe->current_frame.
-  std::vector<process::ProcessMemory::Chunk> chunks;
-  std::vector<Address> frames(threads.size());
-  for (std::size_t i = 0; i < threads.size(); ++i) {
-    if (threads[i].top_frame == 0) continue;  // no cframe: thread not running Python yet
-    if (top_unneeded && top_unneeded(threads[i])) {
-      threads[i].top_read = false;
-      continue;
-    }
-    chunks.push_back({threads[i].top_frame + l.cframe_current_frame, &frames[i], sizeof(Address)});
-  }
-  if (auto s = objects_.memory().read_many(chunks); !s) return as_torn(s.error());
-  for (std::size_t i = 0; i < threads.size(); ++i) threads[i].top_frame = frames[i];
-  return Ok{};
-}
-
-Result<std::vector<RawThread>> StackWalker::threads(
-    Address interp, Address head, const std::function<bool(const RawThread&)>& top_unneeded) const {
-  std::vector<RawThread> out;
-  std::vector<std::byte> buf;
-  // A list made circular by a torn read is caught without remembering every node (Brent's
-  // method: a marker moved to the current node at every power of two steps).
-  Address marker = 0;
-  std::size_t steps = 0, power = 1;
-  for (Address t = head; t != 0;) {
-    if (out.size() >= kMaxThreads || t == marker) return torn("thread list cycle");
-    if (++steps == power) {
-      marker = t;
-      power *= 2;
-      steps = 0;
-    }
-    if (auto s = read_tstate(interp, t, buf); !s) return s.error();
-    out.push_back(parse_thread(t, buf.data()));
-    t = out.back().next;
-  }
-  if (auto s = read_tops(out, top_unneeded); !s) return s.error();
-  return out;
-}
-
-Result<RawThread> StackWalker::thread(Address interp, Address tstate) const {
-  std::vector<std::byte> buf;
-  if (auto s = read_tstate(interp, tstate, buf); !s) return s.error();
-  std::vector<RawThread> one{parse_thread(tstate, buf.data())};
-  if (auto s = read_tops(one, {}); !s) return s.error();
-  return one.front();
-}
-
-static std::uint64_t frame_read_size(const Layout& l) {
-  if (l.at_least(3, 11)) return l.frame_size;
-  return std::max({l.frame_previous, l.frame_code, l.frame_lasti}) + 8;  // not all 368 bytes
-}
-
-Result<const std::byte*> StackWalker::read_frame(Address frame, std::byte* out) {
-  const Layout& l = objects_.layout();
-  const auto& mem = objects_.memory();
-  const std::uint64_t size = frame_read_size(l);
-  // 3.8-3.10 frames are separate heap objects, one read each; but a thread's stack changes
-  // little between samples, so the sample's bytes (the frames read last time) usually hold them.
-  if (!l.at_least(3, 11)) {
-    if (auto s = mem.read(frame, out, size); !s) return s.error();
-    return static_cast<const std::byte*>(out);
-  }
-  // The next sample fetches the frames themselves, not the windows: noted as runs of frames, each
-  // at its end (note_run), as SampleReads would merge them.
-  if (frame + size + kNoteGap >= run_start_ && frame <= run_end_ + kNoteGap) {
-    run_start_ = std::min(run_start_, frame);
-    run_end_ = std::max(run_end_, frame + size);
-  } else {
-    note_run();
-    run_start_ = frame;
-    run_end_ = frame + size;
-  }
-  // Where the bytes already are, not copied: a deep stack's frames are most of a sample's work,
-  // and they lie one after another in the region of the sample's bytes that held the last one.
-  if (frame >= span_start_ && frame + size <= span_start_ + span_.size())
-    return span_.data() + (frame - span_start_);
-  if (span_ = mem.cached_region(frame, size, span_start_); !span_.empty())
-    return span_.data() + (frame - span_start_);
-  if (frame >= window_start_ && frame + size <= window_start_ + window_.size()) {
-    return static_cast<const std::byte*>(window_.data() + (frame - window_start_));
-  }
-  // A frame the sample's bytes lack (the stack grew, or the first sample): 3.11+ frames are
-  // contiguous in the thread's data stack, older frames below newer ones, so read the window
-  // that ends with this frame; if the memory below is not mapped, just the part of it on the
-  // frame's own page.
-  const Address end = frame + size;
-  for (Address start : {end > kWindow ? (end - kWindow) & ~(kPage - 1) : 0, frame & ~(kPage - 1)}) {
-    window_.resize(end - start);
-    if (mem.read_ahead(start, window_.data(), window_.size())) {
-      window_start_ = start;
-      return static_cast<const std::byte*>(window_.data() + (frame - start));
-    }
-  }
-  window_.clear();
-  window_start_ = 0;
-  if (auto s = mem.read_ahead(frame, out, size); !s) return s.error();
-  return static_cast<const std::byte*>(out);
-}
-
-void StackWalker::note_run() {
-  if (run_end_ > run_start_) objects_.memory().note(run_start_, run_end_ - run_start_);
-  run_start_ = run_end_ = 0;
-}
 
 Status StackWalker::chain(Address top_frame) {
   const Layout& l = objects_.layout();
@@ -183,44 +29,41 @@ Status StackWalker::chain(Address top_frame) {
   std::vector<RawFrame>& frames = raw_;
   frames.clear();
   std::vector<std::byte>& buf = frame_buf_;
-  buf.resize(frame_read_size(l));
-  window_.clear();
-  window_start_ = 0;
-  span_ = {};
-  span_start_ = 0;
+  buf.resize(frame_reader_.size());
   last_top_code_ = 0;
+  frame_reader_.begin();
   // Noted however the walk ends.
-  struct NoteAtEnd {
-    StackWalker& walker;
-    ~NoteAtEnd() { walker.note_run(); }
-  } note_at_end{*this};
+  struct EndAtExit {
+    FrameReader& reader;
+    ~EndAtExit() { reader.end(); }
+  } end_at_exit{frame_reader_};
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
       break;
     }
     if (!plausible(f)) return torn("implausible frame address");
-    auto got = read_frame(f, buf.data());
+    auto got = frame_reader_.read(f, buf.data());
     if (!got) return as_torn(got.error());
     const std::byte* const bytes = *got;
     RawFrame rf;
     rf.address = f;
-    rf.code = field<Address>(bytes, l.frame_code);
+    rf.code = load_at<Address>(bytes, l.frame_code);
     if (frames.empty()) last_top_code_ = rf.code;
     if (l.at_least(3, 14)) rf.code &= ~kStackRefTagBits;
     if (new_frames) {
-      rf.instr = field<Address>(bytes, l.frame_instr);
-      rf.owner = field<std::uint8_t>(bytes, l.frame_owner);
+      rf.instr = load_at<Address>(bytes, l.frame_instr);
+      rf.owner = load_at<std::uint8_t>(bytes, l.frame_owner);
       if (l.at_least(3, 12)) {
         rf.shim = rf.owner >= kFirstShimOwner;
       } else {
-        rf.ends_call = field<std::uint8_t>(bytes, l.frame_owner - kIsEntryBeforeOwner) != 0;
+        rf.ends_call = load_at<std::uint8_t>(bytes, l.frame_owner - kIsEntryBeforeOwner) != 0;
       }
     } else {
-      rf.lasti = field<int>(bytes, l.frame_lasti);
+      rf.lasti = load_at<int>(bytes, l.frame_lasti);
       rf.ends_call = true;
     }
-    const Address previous = field<Address>(bytes, l.frame_previous);
+    const Address previous = load_at<Address>(bytes, l.frame_previous);
     if (previous == f) return torn("frame is its own caller");
     frames.push_back(rf);
     f = previous;
@@ -339,7 +182,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
     if (rf.code != last_code) {
       last_index = index_of(rf.code);
       const std::span<const std::byte> header(headers.data() + at[last_index], l.code_size);
-      if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+      if (code_type && load_at<Address>(header.data(), l.object_type) != code_type) {
         return torn("frame's code is not a code object");
       }
       auto got = codes_.get(rf.code, header);
@@ -347,7 +190,7 @@ Result<std::vector<model::Frame>> StackWalker::walk(Address top_frame,
       last_code = rf.code;
       last_info = *got;
       last_monitoring =
-          l.code_monitoring != kAbsent ? field<Address>(header.data(), l.code_monitoring) : 0;
+          l.code_monitoring != kAbsent ? load_at<Address>(header.data(), l.code_monitoring) : 0;
     }
     const CodeInfo* const info = last_info;
     std::int64_t offset;
@@ -502,7 +345,7 @@ Result<const CodeInfo*> StackWalker::suspended_code(Address code,
   const Layout& l = objects_.layout();
   if (header.size() < l.code_size) return torn("short code object header");
   const Address code_type = objects_.types().code;
-  if (code_type && field<Address>(header.data(), l.object_type) != code_type) {
+  if (code_type && load_at<Address>(header.data(), l.object_type) != code_type) {
     return torn("frame's code is not a code object");
   }
   return codes_.get(code, header);

@@ -18,6 +18,7 @@
 #include "model/frame.hpp"
 #include "sampler/process/namespace_tids.hpp"
 #include "sampler/python/code_cache.hpp"
+#include "sampler/python/frame_reader.hpp"
 #include "sampler/python/instrumented.hpp"
 #include "sampler/python/objects.hpp"
 #include "sampler/python/opcodes.hpp"
@@ -44,7 +45,11 @@ class StackWalker {
   // paused, a walk longer than kMaxFrames is truncated instead.
   StackWalker(const Objects& objects, CodeCache& codes, bool nonblocking,
               LineNumbers lines = LineNumbers::Current)
-      : objects_(objects), codes_(codes), nonblocking_(nonblocking), lines_(lines) {}
+      : objects_(objects),
+        codes_(codes),
+        nonblocking_(nonblocking),
+        lines_(lines),
+        frame_reader_(objects) {}
 
   // The process's TIDs as the host knows them: RawThread::native_thread_id is mapped through
   // `tids` (which must outlive the walker) from the one the thread state holds, its PID
@@ -132,9 +137,6 @@ class StackWalker {
   Status add_instructions(std::vector<model::Frame>& frames);
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
-  // A frame struct's bytes: where the sample's bytes or (3.11+) a window of the stack read in one
-  // go already hold them, else read into `out`. Valid until the next read.
-  Result<const std::byte*> read_frame(Address frame, std::byte* out);
 
   const Objects& objects_;
   CodeCache& codes_;
@@ -143,15 +145,7 @@ class StackWalker {
   process::NamespaceTids* tids_ = nullptr;
   const OpcodeSet* opcodes_ = nullptr;
   std::optional<Instrumentation> instrumentation_;
-  std::vector<std::byte> window_;
-  Address window_start_ = 0;
-  // The region of the sample's bytes that held the last frame read (read_frame).
-  std::span<const std::byte> span_;
-  Address span_start_ = 0;
-  // The frames read since the last note to the sample's plan, as one range.
-  Address run_start_ = 0;
-  Address run_end_ = 0;
-  void note_run();
+  FrameReader frame_reader_;
   Address last_top_code_ = 0;
   // Scratch of the walk in progress, kept for the next one.
   std::vector<RawFrame> raw_;
