@@ -45,7 +45,9 @@ struct Instruction {
   int column = -1;
   int end_column = -1;
 
-  bool specialised() const { return opcode != base_opcode; }
+  // Specialised, adaptive or instrumented: an opcode shown with its base. Wider than
+  // model::specialized(), which is true only for the first kind.
+  bool stands_for_another() const { return opcode != base_opcode; }
   bool has_columns() const { return column >= 0; }
   bool operator==(const Instruction& other) const {
     return offset == other.offset && opcode == other.opcode && line == other.line &&

@@ -130,7 +130,7 @@ Json to_json(const ProfilingBatch& batch) {
     Json defs = Json::object();
     for (const auto& [id, frame, in] : batch.new_instructions) {
       Json d = {{"frame", frame}, {"offset", in.offset}, {"opcode", model::instruction_name(in)}};
-      if (in.specialised() && !in.base_name.empty()) d["baseOpcode"] = in.base_name;
+      if (in.stands_for_another() && !in.base_name.empty()) d["baseOpcode"] = in.base_name;
       d["specialized"] = model::specialized(in);
       if (in.line > 0) d["line"] = in.line;
       if (in.end_line > 0) d["endLine"] = in.end_line;

@@ -30,7 +30,7 @@ std::string frame_text(const model::Frame& f) {
   if (const auto& i = f.instruction) {
     // "[BINARY_OP_MULTIPLY_INT @62 (BINARY_OP), col 16-26]": columns 1-based, as editors count.
     text += fmt::format(" [{}", formats::instruction_label(*i));
-    if (i->specialised()) text += fmt::format(" ({})", i->base_name);
+    if (i->stands_for_another()) text += fmt::format(" ({})", i->base_name);
     if (i->has_columns()) text += fmt::format(", col {}-{}", i->column + 1, i->end_column);
     text += "]";
   }
