@@ -353,10 +353,19 @@ test('while profiling, app.py shows line heat and CodeLenses; a CodeLens reveals
     // VS Code draws an underlined range as its tokens' spans: those of checksum's line among them.
     assert.ok(sub.under.some((u) => /^(total|31|\*)\s*$/.test(u.text)), `checksum's hot line underlined: ${JSON.stringify(sub.under.map((u) => u.text))}`);
     await screenshot('sub-line-heat');
-    const u = sub.under.find((x) => /^31$/.test(x.text)) ?? sub.under.find((x) => /^(total|\*)\s*$/.test(x.text))!;
-    await page.mouse.move(u.x + Math.min(u.w / 2, 20), u.y + u.h / 2);
+    // The live heat redraws its decorations as samples come, which can move the expression from
+    // under the pointer or close a hover before it shows: point at it afresh until one shows.
     const hover = page.locator('.monaco-hover').filter({ hasText: /of this line's samples/ });
-    await hover.first().waitFor({ timeout: STEP });
+    for (const deadline = Date.now() + STEP; ; sub = await expressions()) {
+      const u = sub.under.find((x) => /^31$/.test(x.text)) ?? sub.under.find((x) => /^(total|\*)\s*$/.test(x.text));
+      if (u) {
+        await page.mouse.move(0, 0);
+        await page.mouse.move(u.x + Math.min(u.w / 2, 20), u.y + u.h / 2);
+        if (await hover.first().waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
+      }
+      assert.ok(Date.now() < deadline, `no hover on checksum's underlined expressions: ${JSON.stringify(sub.under.map((x) => x.text))}`);
+      await sleep(250);
+    }
     const hoverText = (await hover.first().textContent()) ?? '';
     assert.match(hoverText, /\d+% of this line's samples \(all threads\)/);
     assert.match(hoverText, /(BINARY_OP|LOAD_FAST|LOAD_CONST|STORE_FAST)\w* \d+%/);
