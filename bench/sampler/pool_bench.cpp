@@ -31,7 +31,7 @@ namespace bench = dapprof::bench;
 using Table = std::map<std::string, std::map<int, double>>;
 
 void print_row(const std::string& who, int workers, double rate, const bench::PoolFigures& f) {
-  fmt::print("  {:<28} {:>7} {:>10.0f}/s {:>9.1f}/s {:>6.2f} {:>7} {:>10.1f} µs\n", who, workers,
+  fmt::print("  {:<34} {:>7} {:>10.0f}/s {:>9.1f}/s {:>6.2f} {:>7} {:>10.1f} µs\n", who, workers,
              f.samples_per_s, f.per_worker, f.per_worker / rate,
              fmt::format("{}/{}", f.workers_seen, workers), f.cpu_us_per_sample);
 }
@@ -41,7 +41,7 @@ void pools_of(const bench::Interpreter& interp, const std::vector<int>& sizes, d
               std::optional<bench::Tachyon>& tachyon, Table& table) {
   fmt::print("\n{} ({}), {:.0f} Hz asked, {:.0f} s per run:\n", interp.label, interp.path, rate,
              seconds);
-  fmt::print("  {:<28} {:>7} {:>12} {:>11} {:>6} {:>7} {:>13}\n", "", "workers", "samples",
+  fmt::print("  {:<34} {:>7} {:>12} {:>11} {:>6} {:>7} {:>13}\n", "", "workers", "samples",
              "per worker", "share", "seen", "CPU/sample");
   std::string tachyon_skip;
   if (tachyon) tachyon_skip = tachyon->enter(interp.root);
