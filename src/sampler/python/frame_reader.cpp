@@ -18,12 +18,13 @@ FrameReader::FrameReader(const Objects& objects)
       data_stack_(objects.layout().at_least(3, 11)),
       size_(frame_read_size(objects.layout())) {}
 
-void FrameReader::begin() {
+FrameReader::Walk FrameReader::begin() {
   window_.clear();
   window_start_ = 0;
   region_ = {};
   region_start_ = 0;
   run_start_ = run_end_ = 0;
+  return Walk(*this);
 }
 
 void FrameReader::end() {

@@ -21,11 +21,19 @@ class FrameReader {
   // the walk needs before (a PyFrameObject is 368 bytes or more).
   std::uint64_t size() const { return size_; }
 
-  // A new walk: nothing of the last one is assumed to hold.
-  void begin();
-  // Notes the frames read since begin() for the next sample's plan (run at the end of every walk,
-  // however it ended).
-  void end();
+  // One walk's reads: nothing of the last walk is assumed to hold, and when the walk ends, however
+  // it ends, what it read is noted for the next sample's plan.
+  class Walk {
+   public:
+    explicit Walk(FrameReader& reader) : reader_(reader) {}
+    Walk(const Walk&) = delete;
+    Walk& operator=(const Walk&) = delete;
+    ~Walk() { reader_.end(); }
+
+   private:
+    FrameReader& reader_;
+  };
+  [[nodiscard]] Walk begin();
 
   // The bytes of the frame at `frame`, valid until the next read; `out` (size() bytes) receives
   // them when they are nowhere already.
@@ -45,6 +53,8 @@ class FrameReader {
   Result<const std::byte*> read_object(Address frame, std::byte* out) const;
   // Another region of the sample's bytes, the window, or a read of a new window.
   Result<const std::byte*> read_elsewhere(Address frame, std::byte* out);
+  // Notes the frames of the run in progress for the next sample's plan.
+  void end();
   // Frames read one after another are noted as one run, each at its end (as SampleReads would
   // merge them, without a call per frame).
   void note(Address frame) {

@@ -31,12 +31,7 @@ Status StackWalker::chain(Address top_frame) {
   std::vector<std::byte>& buf = frame_buf_;
   buf.resize(frame_reader_.size());
   last_top_code_ = 0;
-  frame_reader_.begin();
-  // Noted however the walk ends.
-  struct EndAtExit {
-    FrameReader& reader;
-    ~EndAtExit() { reader.end(); }
-  } end_at_exit{frame_reader_};
+  const FrameReader::Walk reads = frame_reader_.begin();
   for (Address f = top_frame; f != 0;) {
     if (frames.size() >= kMaxFrames) {
       if (nonblocking_) return torn("frame chain longer than the walk bound (cycle?)");
