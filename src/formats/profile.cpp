@@ -70,7 +70,9 @@ void Profile::add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t
 }
 
 void Profile::add_process(const model::ProcessInfo& process) {
-  processes_.try_emplace(process.pid, process);
+  if (const auto [it, added] = processes_.try_emplace(process.pid, process);
+      !added && it->second != process)
+    it->second = process;
 }
 
 model::ProcessInfo Profile::process(pid_t pid) const {
@@ -80,8 +82,7 @@ model::ProcessInfo Profile::process(pid_t pid) const {
 
 void Profile::add_snapshot(const model::Snapshot& snapshot,
                            std::chrono::steady_clock::time_point start) {
-  if (snapshot.process && !processes_.contains(snapshot.process->pid))
-    add_process(*snapshot.process);
+  if (snapshot.process) add_process(*snapshot.process);
   const auto t =
       std::chrono::duration_cast<std::chrono::microseconds>(snapshot.time - start).count();
   for (const auto& thread : snapshot.threads) {

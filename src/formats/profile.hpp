@@ -42,7 +42,9 @@ class Profile {
   std::uint32_t add_thread(const model::ThreadInfo& thread);
   void add_sample(std::uint32_t thread, std::uint32_t stack, std::int64_t time_us,
                   double weight = 1, ThreadState state = {});
-  // What is known of a process of the samples (the first word for a pid stays).
+  // What is known of a process of the samples. The latest word for a pid stays: a process that
+  // exec'd (a pool's spawn or forkserver worker, a fork of its parent until then) is named by
+  // the program it became, which it runs for the rest of its life.
   void add_process(const model::ProcessInfo& process);
   // One sample per thread of the snapshot, timed relative to start, with the thread's state; the
   // snapshot's process is added.

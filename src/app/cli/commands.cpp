@@ -1,5 +1,6 @@
 #include "app/cli/commands.hpp"
 
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -19,6 +20,8 @@ namespace {
 void log_to_stderr() {
   if (!spdlog::get("dapprof-sampler")) {
     spdlog::set_default_logger(spdlog::stderr_logger_mt("dapprof-sampler"));
+    // SPDLOG_LEVEL=debug says why samples failed, which the summary only counts.
+    spdlog::cfg::load_env_levels();
   }
 }
 

@@ -33,13 +33,14 @@ void Children::scan(Clock::time_point now) {
                     [&](const Child& c) { return c.process->pid() == pid; }))
       continue;
     const auto first_seen = candidates_.try_emplace(pid, now).first->second;
+    process::ExecWatch exec(pid);  // before anything is read that an exec would make stale
     auto proc = PythonProcess::attach(pid, options_);
     if (proc) {
       spdlog::debug("sampling child process {} (Python {})", pid, (*proc)->python_version());
       if (!(*proc)->warning().empty())
         spdlog::warn("child process {}: {}", pid, (*proc)->warning());
       candidates_.erase(pid);
-      attached_.push_back({std::move(*proc), read_process_info(pid), 0});
+      attached_.push_back({std::move(*proc), read_process_info(pid), 0, std::move(exec)});
       continue;
     }
     const auto code = proc.code();

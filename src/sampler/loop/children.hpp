@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "sampler/process/exec_watch.hpp"
 #include "sampler/sampler.hpp"
 
 namespace dapprof::sampler::loop {
@@ -22,7 +23,7 @@ class Children {
 
   // Attaches to descendants that became CPython since the last scan; forgets exited ones.
   void scan(Clock::time_point now);
-  // Stops sampling a child (it exited, or exec'd into something unreadable).
+  // Stops sampling a child (it exited, or exec'd: the next scan looks at it afresh).
   void drop(pid_t pid);
 
   struct Child {
@@ -31,6 +32,8 @@ class Children {
     // Failed reads since its last good one: counted as errors only once a later read succeeds,
     // since most are of a worker caught ending, which is no error of sampling.
     unsigned failures_in_a_row = 0;
+    // A child that exec'd is another program under the same pid: dropped and attached afresh.
+    process::ExecWatch exec;
   };
   std::vector<Child>& attached() { return attached_; }
 

@@ -187,6 +187,9 @@ class LoopSampler final : public Sampler {
         if (errors_.fetch_add(1, std::memory_order_relaxed) == 0 || code != last_error_code_)
           spdlog::debug("sampling process {}: {}", proc.pid(), snap.message());
         last_error_code_ = code;
+      } else {
+        // At most kChildFailureLimit in a row per child.
+        spdlog::debug("sampling child process {}: {}", proc.pid(), snap.message());
       }
       if (code == ErrorCode::PermissionDenied) {
         denied_message_ = snap.message();
@@ -208,17 +211,28 @@ class LoopSampler final : public Sampler {
   }
 
   // A child that ended, even in the middle of its read, is dropped without an error: its
-  // samples so far stay, and one snapshot says it ended.
+  // samples so far stay, and one snapshot says it ended. So is a child that exec'd (a spawn or
+  // forkserver worker is a fork of its parent until it execs a fresh interpreter), and the scan
+  // then attaches to the program it became. An exec is looked for at each scan and after each
+  // failed read: between scans, a read that works (the same interpreter at the same addresses)
+  // is of the new program, under the old command line.
   void sample_children(loop::Children& children, Clock::time_point& next_scan) {
     std::vector<pid_t> to_drop;
+    const bool scan_due = Clock::now() >= next_scan;
     for (auto& child : children.attached()) {
+      if (scan_due && child.exec.replaced()) {
+        to_drop.push_back(child.process->pid());
+        continue;
+      }
       switch (sample(*child.process, child.info, false)) {
         case Outcome::Exited:
         case Outcome::Denied:
           to_drop.push_back(child.process->pid());
           break;
         case Outcome::Failed:
-          if (++child.failures_in_a_row >= kChildFailureLimit) {
+          if (child.exec.replaced()) {
+            to_drop.push_back(child.process->pid());
+          } else if (++child.failures_in_a_row >= kChildFailureLimit) {
             spdlog::debug("not sampling child process {} any more: its reads keep failing",
                           child.process->pid());
             errors_.fetch_add(child.failures_in_a_row, std::memory_order_relaxed);

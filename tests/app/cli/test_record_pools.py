@@ -1,7 +1,8 @@
 """record --subprocesses on process pools: a pool of CPU-bound workers (multiprocessing.Pool and
 concurrent.futures.ProcessPoolExecutor, tests/fixtures/pool_workers.py) on every interpreter; every
 worker the program names is in the one profile, under a level of its own process, with samples at
-the rate asked; workers that keep ending make no error."""
+the rate asked; workers that keep ending make no error; a worker that execs a fresh interpreter
+(tests/fixtures/exec_workers.py) is sampled on, named by its new command line."""
 from __future__ import annotations
 
 import json
@@ -12,6 +13,7 @@ import pytest
 from conftest import HERE, pythons, run
 
 PROGRAM = HERE.parents[1] / "fixtures" / "pool_workers.py"
+EXEC_PROGRAM = HERE.parents[1] / "fixtures" / "exec_workers.py"
 RATE = 50
 WORKERS = 32
 SECONDS = 4.0
@@ -66,6 +68,35 @@ def test_workers_that_keep_ending_make_no_error(dapprof, tmp_path, kind):
     assert len({w["pid"] for w in truth["workers"]}) > 100, truth  # one worker per task, or near
     assert "error" not in stderr.lower().replace("errors: 0", ""), stderr
     assert re.search(r"Errors: 0\b", stderr), stderr
+
+
+# Debian's python3.11 is not position-independent: after the exec, the new interpreter's runtime is
+# where the old one's was, and reads of it fail until it is set up, then work. A pyenv build's
+# libpython moves: every read fails after the exec. 3.15 starts from the unstable root.
+@pytest.mark.parametrize("label", ["debian-3.11", "3.12", "sid-3.15"])
+def test_a_worker_that_execs_is_sampled_as_its_new_program(dapprof, tmp_path, label):
+    interp = pythons.find(label)
+    if interp is None:
+        pytest.skip(pythons.missing_reason(label))
+    out_file = tmp_path / "exec.txt"
+    out = run([dapprof, "record", "--subprocesses", "--rate", "100", "--format", "raw", "-o",
+               str(out_file), "--", interp.path, str(EXEC_PROGRAM), "3", "0.4", "0.6"], timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert re.search(r"Errors: 0\b", out.stderr), out.stderr
+    workers = json.loads(out.stdout.splitlines()[-1])["workers"]
+    after: dict[int, int] = {}
+    for line in out_file.read_text(encoding="utf-8").splitlines():
+        stack, count = line.rsplit(" ", 1)
+        m = PROCESS.fullmatch(stack.split(";")[0])
+        assert m, f"no process level: {line}"
+        if "after (" in stack:
+            pid = int(m.group(1))
+            assert pid in workers, line
+            # Named by the command it exec'd, not its parent's that it had as a fork.
+            assert m.group(2).endswith("after 0.6"), line
+            after[pid] = after.get(pid, 0) + int(count)
+    # 0.6 s at 100 Hz is 60 samples; attaching anew takes up to a scan period after the exec.
+    assert all(after.get(pid, 0) >= 20 for pid in workers), (after, workers)
 
 
 def test_one_process_keeps_its_level(dapprof, tmp_path):
