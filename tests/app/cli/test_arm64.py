@@ -29,37 +29,16 @@ import pytest
 
 from conftest import FIXTURE, read_line, run
 
+import arm64  # tests/support, put on the path by conftest
+
 REPO = Path(__file__).resolve().parents[3]
-QEMU = shutil.which("qemu-aarch64-static")
 LAYOUTS = REPO / "tools" / "layouts" / "generate.py"
 GENERATED = REPO / "src" / "sampler" / "python" / "layouts_generated.cpp"
 
 
-def _root() -> tuple[str | None, str]:
-    """(the arm64 root, "") or (None, why its programs cannot run here)."""
-    if not QEMU:
-        return None, "qemu-aarch64-static is not installed (scripts/install-deps.sh arm64)"
-    out = subprocess.run([str(REPO / "scripts" / "arm64-root.sh"), "--print-path"],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        return None, out.stderr.strip()
-    if os.geteuid() != 0:
-        return None, "running the arm64 root's python needs root (chroot)"
-    return out.stdout.strip().splitlines()[-1], ""
-
-
-def _arm64() -> tuple[str | None, str | None, str]:
-    """(the aarch64 dapprof, the arm64 root, "") or Nones and why they cannot run."""
-    binary = os.environ.get("DAPPROF_ARM64_BIN")
-    if not binary or not os.access(binary, os.X_OK):
-        return None, None, "DAPPROF_ARM64_BIN does not name an aarch64 dapprof (release-arm64)"
-    root, why = _root()
-    return (binary if root else None), root, why
-
-
-BINARY, ROOT, WHY = _arm64()
+BINARY, ROOT, WHY = arm64.binary_and_root()
 needs_binary = pytest.mark.skipif(BINARY is None, reason=WHY)
-LAYOUT_ROOT, LAYOUT_WHY = _root()
+LAYOUT_ROOT, LAYOUT_WHY = arm64.root()
 if LAYOUT_ROOT and not shutil.which("aarch64-linux-gnu-gcc"):
     LAYOUT_ROOT, LAYOUT_WHY = None, "aarch64-linux-gnu-gcc is missing (scripts/install-deps.sh arm64)"
 if LAYOUT_ROOT and not os.path.exists(os.path.join(LAYOUT_ROOT, "usr/include/python3.11/Python.h")):
@@ -68,10 +47,7 @@ needs_layout_root = pytest.mark.skipif(LAYOUT_ROOT is None, reason=LAYOUT_WHY)
 
 
 def dapprof(*args: str) -> list[str]:
-    # With the root's C library (Debian's libc6:arm64), as on an arm64 machine. Not the cross
-    # toolchain's (libc6-arm64-cross 2.36-8cross1 in /usr/aarch64-linux-gnu): under qemu-user 7.2
-    # a program's first pthread_create with that one never returns (see docs/PACKAGING.md).
-    return [QEMU, "-L", ROOT, BINARY, *args]
+    return arm64.command(BINARY, ROOT, *args)
 
 
 @pytest.fixture

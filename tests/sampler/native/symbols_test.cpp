@@ -17,6 +17,7 @@
 #include "sampler/native/symbolizer.hpp"
 #include "sampler/native/unwinder.hpp"
 #include "sampler/process/pause.hpp"
+#include "support/emulation.hpp"
 
 namespace native_test {
 
@@ -63,6 +64,8 @@ TEST(Symbolizer, DemanglesCxxNamesAndLeavesCNamesAlone) {
 }
 
 TEST(Symbolizer, NamesAFunctionOfThisProgramWithItsSourceLine) {
+  if (testing_support::under_qemu_user())
+    GTEST_SKIP() << "under qemu-user, whose maps show this program's code as not executable";
   ModuleMap modules(getpid());
   ASSERT_TRUE(modules.load().ok());
   Symbolizer symbolizer(modules, {});
@@ -127,6 +130,8 @@ TEST(ModuleMap, KeepsOnlyExecutableMappingsSorted) {
 // A child of this test stopped inside spin_leaf() <- spin_outer() x3: its native stack names
 // them innermost first.
 TEST(Unwinder, UnwindsAStoppedChildThroughKnownFunctions) {
+  if (testing_support::under_qemu_user())
+    GTEST_SKIP() << "under qemu-user, which cannot ptrace another process";
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {

@@ -142,7 +142,7 @@ TEST_P(StackWalkTorn, ACodeObjectOfAbsurdSizeIsATornRead) {
   ASSERT_TRUE(program.walk());
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, StackWalkTorn, testing::Values(11, 12, 13, 14),
+INSTANTIATE_TEST_SUITE_P(Versions, StackWalkTorn, ::testing::Values(11, 12, 13, 14),
                          [](const auto& version) { return "3_" + std::to_string(version.param); });
 
 }  // namespace

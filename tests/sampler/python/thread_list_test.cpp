@@ -176,7 +176,7 @@ TEST_P(ThreadList, AKeptListSeesANewThreadAndOneThatEnded) {
   for (const auto& t : *threads) EXPECT_NE(t.tstate, FakeThreads::thread(2));
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, ThreadList, testing::Values(8, 10, 11, 12, 13, 14),
+INSTANTIATE_TEST_SUITE_P(Versions, ThreadList, ::testing::Values(8, 10, 11, 12, 13, 14),
                          [](const auto& version) { return "3_" + std::to_string(version.param); });
 
 }  // namespace
