@@ -213,14 +213,14 @@ class LoopSampler final : public Sampler {
   // A child that ended, even in the middle of its read, is dropped without an error: its
   // samples so far stay, and one snapshot says it ended. So is a child that exec'd (a spawn or
   // forkserver worker is a fork of its parent until it execs a fresh interpreter), and the scan
-  // then attaches to the program it became. An exec is looked for at each scan and after each
-  // failed read: between scans, a read that works (the same interpreter at the same addresses)
-  // is of the new program, under the old command line.
+  // then attaches to the program it became. An exec is looked for before each read, not only
+  // after one failed: a non-PIE interpreter's new runtime is where the old one was, its reads
+  // work, and its samples would go under the old command line. One pread, about 1.5 µs, beside
+  // the tens of µs of the read.
   void sample_children(loop::Children& children, Clock::time_point& next_scan) {
     std::vector<pid_t> to_drop;
-    const bool scan_due = Clock::now() >= next_scan;
     for (auto& child : children.attached()) {
-      if (scan_due && child.exec.replaced()) {
+      if (child.exec.replaced()) {
         to_drop.push_back(child.process->pid());
         continue;
       }
