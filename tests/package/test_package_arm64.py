@@ -32,6 +32,7 @@ from pathlib import Path
 
 import pytest
 
+import arm64  # tests/support, put on the path by test_package
 from test_package import (DEBIAN_12_GLIBC, REPO, VERSION_LINE, deb_fields, needed, overlay,
                           overrides, project_version, run, sha256, version_needs)
 
@@ -39,7 +40,7 @@ PLATFORM = "linux-arm64"
 VSIX_BINARY = f"extension/bin/{PLATFORM}/dapprof"
 GLIBC_LIBRARIES = {"libc.so.6", "libm.so.6", "ld-linux-aarch64.so.1", "libpthread.so.0",
                    "libdl.so.2", "librt.so.1"}
-QEMU = shutil.which("qemu-aarch64-static")
+QEMU = arm64.QEMU
 SYSROOT = "/usr/aarch64-linux-gnu"  # the cross toolchain's arm64 C library
 
 pytestmark = pytest.mark.skipif(not os.environ.get("DAPPROF_ARM64_BIN"),
@@ -82,11 +83,10 @@ def vsix_binary(vsix, tmp_path_factory) -> Path:
 
 
 def arm64_root() -> str:
-    out = subprocess.run([str(REPO / "scripts" / "arm64-root.sh"), "--print-path"],
-                         capture_output=True, text=True)
-    if out.returncode != 0:
-        pytest.skip(out.stderr.strip())
-    return out.stdout.strip().splitlines()[-1]
+    where, why = arm64.made_root()
+    if where is None:
+        pytest.skip(why)
+    return where
 
 
 @pytest.mark.parametrize("where", ["build", "deb", "vsix"])

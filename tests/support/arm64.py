@@ -11,17 +11,25 @@ REPO = Path(__file__).resolve().parents[2]
 QEMU = shutil.which("qemu-aarch64-static")
 
 
-def root() -> tuple[str | None, str]:
-    """(the arm64 root, "") or (None, why its programs cannot run here)."""
-    if not QEMU:
-        return None, "qemu-aarch64-static is not installed (scripts/install-deps.sh arm64)"
+def made_root() -> tuple[str | None, str]:
+    """(the arm64 root that scripts/arm64-root.sh made, "") or (None, what the script said)."""
     out = subprocess.run([str(REPO / "scripts" / "arm64-root.sh"), "--print-path"],
                          capture_output=True, text=True)
     if out.returncode != 0:
         return None, out.stderr.strip()
+    return out.stdout.strip().splitlines()[-1], ""
+
+
+def root() -> tuple[str | None, str]:
+    """(the arm64 root, "") or (None, why its programs cannot run here)."""
+    if not QEMU:
+        return None, "qemu-aarch64-static is not installed (scripts/install-deps.sh arm64)"
+    where, why = made_root()
+    if where is None:
+        return None, why
     if os.geteuid() != 0:
         return None, "running the arm64 root's python needs root (chroot)"
-    return out.stdout.strip().splitlines()[-1], ""
+    return where, ""
 
 
 def binary_and_root() -> tuple[str | None, str | None, str]:

@@ -213,10 +213,11 @@ class LoopSampler final : public Sampler {
   // A child that ended, even in the middle of its read, is dropped without an error: its
   // samples so far stay, and one snapshot says it ended. So is a child that exec'd (a spawn or
   // forkserver worker is a fork of its parent until it execs a fresh interpreter), and the scan
-  // then attaches to the program it became. An exec is looked for before each read, not only
-  // after one failed: a non-PIE interpreter's new runtime is where the old one was, its reads
-  // work, and its samples would go under the old command line. One pread, about 1.5 µs, beside
-  // the tens of µs of the read.
+  // then attaches to the program it became. An exec is looked for before each read, not after
+  // one failed: a non-PIE interpreter's new runtime is where the old one was, its reads work,
+  // and its samples would go under the old command line. A read that failed because of an exec
+  // during it is not counted: the check before the next read drops the child with its failures.
+  // One pread, about 1.5 µs, beside the tens of µs of the read.
   void sample_children(loop::Children& children, Clock::time_point& next_scan) {
     std::vector<pid_t> to_drop;
     for (auto& child : children.attached()) {
@@ -230,9 +231,7 @@ class LoopSampler final : public Sampler {
           to_drop.push_back(child.process->pid());
           break;
         case Outcome::Failed:
-          if (child.exec.replaced()) {
-            to_drop.push_back(child.process->pid());
-          } else if (++child.failures_in_a_row >= kChildFailureLimit) {
+          if (++child.failures_in_a_row >= kChildFailureLimit) {
             spdlog::debug("not sampling child process {} any more: its reads keep failing",
                           child.process->pid());
             errors_.fetch_add(child.failures_in_a_row, std::memory_order_relaxed);
