@@ -32,9 +32,10 @@ from pathlib import Path
 
 import pytest
 
-import arm64  # tests/support, put on the path by test_package
 from test_package import (DEBIAN_12_GLIBC, REPO, VERSION_LINE, deb_fields, needed, overlay,
                           overrides, project_version, run, sha256, version_needs)
+
+import arm64  # noqa: E402 (tests/support, put on the path by test_package)
 
 PLATFORM = "linux-arm64"
 VSIX_BINARY = f"extension/bin/{PLATFORM}/dapprof"
