@@ -132,9 +132,9 @@ class StackWalker {
   void fill(model::Frame& frame, const CodeInfo& info, std::int64_t offset) const;
   // A suspended frame's code object from its header as read by the caller, checked.
   Result<const CodeInfo*> suspended_code(Address code, std::span<const std::byte> header);
-  // The instructions of the frames of pending_, each frame's code unit read from the target (3.11+,
-  // where instructions specialise as the program runs) in one batch.
-  Status add_instructions(std::vector<model::Frame>& frames);
+  // The instructions of pending_, each one's code unit read from the target (3.11+, where
+  // instructions specialise as the program runs) in one batch.
+  Status add_instructions();
   // The frames from top_frame outwards, into raw_.
   Status chain(Address top_frame);
 
@@ -156,9 +156,17 @@ class StackWalker {
   // with opcodes a header and code units (walk()).
   std::vector<std::uint64_t> header_at_;
   std::vector<process::ProcessMemory::Chunk> header_chunks_;
+  // A frame of walk()'s result before it is made: where it is, and with opcodes, its instruction
+  // (of pending_; kNoInstruction: none).
+  static constexpr std::size_t kNoInstruction = SIZE_MAX;
+  struct Placed {
+    const CodeInfo* info;
+    std::int64_t offset;
+    std::size_t pending;
+  };
+  std::vector<Placed> placed_;
+  // An instruction one or more frames are at (a recursion's are at one), to be read.
   struct PendingInstruction {
-    std::size_t frame;       // index in walk()'s result
-    std::size_t last_frame;  // the last of the frames from `frame` on that are at it (a recursion)
     Address code;
     const CodeInfo* info;
     std::int64_t offset;      // as the frame's pointer gives it
@@ -167,6 +175,7 @@ class StackWalker {
     std::size_t same_unit_as;    // the pending instruction whose code unit is this one's (itself)
     Address monitoring = 0;      // 3.12+: the code object's sys.monitoring data, from its header
     std::size_t code_index = 0;  // of its code object's bytes in headers_ (header_at_)
+    std::optional<model::Instruction> instruction{};  // the result, if it could be read
   };
   std::vector<PendingInstruction> pending_;
   std::vector<std::uint8_t> units_;
