@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "sampler/loop/children.hpp"
+#include "sampler/loop/main_process.hpp"
 #include "sampler/loop/process_info.hpp"
 #include "sampler/loop/sampling_mode.hpp"
 #include "sampler/loop/schedule.hpp"
@@ -44,9 +45,14 @@ AttachOptions attach_options(const SamplerOptions& o) {
   return a;
 }
 
-// How often descendants are looked for, and how long a new one may take to look like Python.
+// How often descendants are looked for, and how long a new one (or a program the sampled process
+// exec'd) may take to look like Python, unless the run says.
 constexpr auto kChildScanPeriod = std::chrono::milliseconds(150);
-constexpr auto kDefaultChildWindow = std::chrono::milliseconds(2000);
+constexpr auto kDefaultWindow = std::chrono::milliseconds(2000);
+
+std::chrono::milliseconds start_window(const SamplerOptions& o) {
+  return o.wait_for_interpreter.count() > 0 ? o.wait_for_interpreter : kDefaultWindow;
+}
 // Below this, waiting for a tick by sleeping costs more than the wait (see wait_for).
 constexpr auto kSpinBelow = std::chrono::microseconds(20);
 // A child whose reads keep failing (e.g. it exec'd a non-Python program) is dropped.
@@ -58,13 +64,14 @@ constexpr int kChildrenNice = -10;
 
 class LoopSampler final : public Sampler {
  public:
-  LoopSampler(std::unique_ptr<PythonProcess> main, const SamplerOptions& options,
-              OnSnapshot on_snapshot, OnStop on_stop)
+  LoopSampler(loop::MainProcess main, const SamplerOptions& options, OnSnapshot on_snapshot,
+              OnStop on_stop)
       : main_(std::move(main)),
+        python_version_(main_.process().python_version()),
+        warning_(main_.process().warning()),
         options_(options),
         on_snapshot_(std::move(on_snapshot)),
-        on_stop_(std::move(on_stop)),
-        main_info_(loop::read_process_info(main_->pid())) {}
+        on_stop_(std::move(on_stop)) {}
 
   void launch() {
     thread_ = std::thread([this] { run(); });
@@ -88,14 +95,16 @@ class LoopSampler final : public Sampler {
     return {samples_.load(std::memory_order_relaxed), errors_.load(std::memory_order_relaxed),
             late_.load(std::memory_order_relaxed), counts_};
   }
-  pid_t pid() const override { return main_->pid(); }
-  const std::string& python_version() const override { return main_->python_version(); }
-  const std::string& warning() const override { return main_->warning(); }
+  // Of the program first attached (the sampling thread replaces it if the process execs).
+  pid_t pid() const override { return main_.pid(); }
+  const std::string& python_version() const override { return python_version_; }
+  const std::string& warning() const override { return warning_; }
 
  private:
   // Denied: the process may no longer be read (it made itself non-dumpable, or changed its user
-  // ids): every later sample would fail the same way, so sampling stops with the fix.
-  enum class Outcome { Delivered, Failed, Exited, Denied };
+  // ids): every later sample would fail the same way, so sampling stops with the fix. Replaced:
+  // the read failed because the process exec'd meanwhile, which is no error of sampling.
+  enum class Outcome { Delivered, Failed, Exited, Denied, Replaced };
 
   void run() {
     {
@@ -116,25 +125,15 @@ class LoopSampler final : public Sampler {
         raise_priority();
         AttachOptions attach = attach_options(options_);
         attach.wait_for_interpreter = {};
-        children.emplace(main_->pid(), attach,
-                         options_.wait_for_interpreter.count() > 0 ? options_.wait_for_interpreter
-                                                                   : kDefaultChildWindow);
+        children.emplace(main_.pid(), attach, start_window(options_));
       }
       loop::Schedule schedule(Clock::now(), options_.sampling.rate_hz);
       auto next_scan = Clock::now();
       while (!wait_for(schedule.next())) {
-        if (const auto outcome = sample(*main_, main_info_); outcome == Outcome::Exited) {
-          reason = StopReason::Exited;
-          message = fmt::format("process {} exited", main_->pid());
+        if (auto s = sample_main(); !s) {
+          reason = s.code() == ErrorCode::ProcessExited ? StopReason::Exited : StopReason::Error;
+          message = s.message();
           break;
-        } else if (outcome == Outcome::Denied) {
-          reason = StopReason::Error;
-          message = denied_message_;
-          break;
-        }
-        {
-          std::lock_guard lock(counts_mutex_);
-          counts_ = main_->read_counts();
         }
         if (children) sample_children(*children, next_scan);
         late_.fetch_add(schedule.advance(Clock::now()), std::memory_order_relaxed);
@@ -174,15 +173,54 @@ class LoopSampler final : public Sampler {
       spdlog::debug("sampling thread keeps its priority: {}", std::strerror(errno));
   }
 
+  // The main process's sample, or while the program it exec'd starts, an attempt to attach to it.
+  // An error ends sampling (ProcessExited: the process is gone).
+  Status sample_main() {
+    const auto now = Clock::now();
+    if (main_.replaced_since(now)) ended(main_.pid(), now);
+    if (main_.state() == loop::MainProcess::State::Replaced) {
+      if (auto s = main_.attach_again(now); !s) return s;
+      if (main_.state() == loop::MainProcess::State::Replaced) return Ok{};
+    }
+    switch (sample(main_.process(), main_.info(), &main_.exec())) {
+      case Outcome::Exited:
+        return Error{fmt::format("process {} exited", main_.pid()), ErrorCode::ProcessExited};
+      case Outcome::Denied:
+        return Error{denied_message_, ErrorCode::PermissionDenied};
+      case Outcome::Replaced:
+        main_.replaced(now);
+        ended(main_.pid(), now);
+        return Ok{};
+      case Outcome::Delivered:
+      case Outcome::Failed:
+        break;
+    }
+    std::lock_guard lock(counts_mutex_);
+    counts_ = main_.process().read_counts();
+    return Ok{};
+  }
+
+  // The snapshot saying that a process's program ended (it exited, or exec'd another): its
+  // samples so far stay, and those after it are of another process, even under the same pid.
+  void ended(pid_t pid, Clock::time_point when) {
+    model::Snapshot s;
+    s.pid = pid;
+    s.time = when;
+    s.process_exited = true;
+    if (on_snapshot_) on_snapshot_(std::move(s));
+  }
+
+  // `exec`: the process's, to tell a read that failed because the process exec'd (Replaced).
   // `count_errors` false: a failed read is the caller's to count (a child's, see Children).
   Outcome sample(PythonProcess& proc, const std::shared_ptr<const model::ProcessInfo>& info,
-                 bool count_errors = true) {
+                 const process::ExecWatch* exec, bool count_errors = true) {
     auto snap = proc.snapshot();
     if (!snap) {
       const auto code = snap.code();
       if (proc.exited() || code == ErrorCode::ProcessExited || code == ErrorCode::NoSuchProcess ||
           process::thread_gone(proc.pid(), proc.pid()))
         return Outcome::Exited;
+      if (exec && exec->replaced()) return Outcome::Replaced;
       if (count_errors) {
         if (errors_.fetch_add(1, std::memory_order_relaxed) == 0 || code != last_error_code_)
           spdlog::debug("sampling process {}: {}", proc.pid(), snap.message());
@@ -225,9 +263,10 @@ class LoopSampler final : public Sampler {
         to_drop.push_back(child.process->pid());
         continue;
       }
-      switch (sample(*child.process, child.info, false)) {
+      switch (sample(*child.process, child.info, &child.exec, false)) {
         case Outcome::Exited:
         case Outcome::Denied:
+        case Outcome::Replaced:
           to_drop.push_back(child.process->pid());
           break;
         case Outcome::Failed:
@@ -245,11 +284,7 @@ class LoopSampler final : public Sampler {
     }
     for (pid_t p : to_drop) {
       children.drop(p);
-      model::Snapshot ended;
-      ended.pid = p;
-      ended.time = Clock::now();
-      ended.process_exited = true;
-      if (on_snapshot_) on_snapshot_(std::move(ended));
+      ended(p, Clock::now());
     }
     if (const auto now = Clock::now(); now >= next_scan) {
       children.scan(now);
@@ -257,11 +292,11 @@ class LoopSampler final : public Sampler {
     }
   }
 
-  std::unique_ptr<PythonProcess> main_;
+  loop::MainProcess main_;  // the sampling thread's alone once it runs
+  std::string python_version_, warning_;
   SamplerOptions options_;
   OnSnapshot on_snapshot_;
   OnStop on_stop_;
-  std::shared_ptr<const model::ProcessInfo> main_info_;
   std::thread thread_;
   std::mutex mutex_;  // guards loop_id_
   loop::StopFlag stop_;
@@ -282,10 +317,13 @@ Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions&
   if (!(sampling.rate_hz > 0))
     return Error{fmt::format("sampling rate must be positive (got {})", sampling.rate_hz),
                  ErrorCode::InvalidArgument};
+  process::ExecWatch exec(pid);  // before anything is read that an exec would make stale
   auto proc = PythonProcess::attach(pid, attach_options(options));
   if (!proc) return proc.error();
-  auto sampler = std::make_unique<LoopSampler>(std::move(*proc), options, std::move(on_snapshot),
-                                               std::move(on_stop));
+  auto sampler = std::make_unique<LoopSampler>(
+      loop::MainProcess(std::move(*proc), std::move(exec), attach_options(options),
+                        start_window(options)),
+      options, std::move(on_snapshot), std::move(on_stop));
   sampler->launch();
   return std::unique_ptr<Sampler>(std::move(sampler));
 }
