@@ -138,7 +138,8 @@ export class ProfileModel {
     for (const id in body.newFrames) this.defineFrame(Number(id), body.newFrames[id]);
     if (body.newStacks) for (const id in body.newStacks) this.stackDefs.set(Number(id), body.newStacks[id]);
     if (body.threads) for (const id in body.threads) this.threads.set(Number(id), body.threads[id]);
-    if (body.processes) for (const pid in body.processes) this.processes.set(Number(pid), { ...this.processes.get(Number(pid)), ...body.processes[pid] });
+    // Each announcement is whole: one without `exited` after an end is the program the process exec'd.
+    if (body.processes) for (const pid in body.processes) this.processes.set(Number(pid), { ...body.processes[pid] });
     const samples = body.samples;
     const stackIds = body.stackIds ?? [];
     const counts = body.stackCounts ?? [];

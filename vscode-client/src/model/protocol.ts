@@ -433,8 +433,9 @@ export interface ProfilingDataBody {
   /**
    * Processes announced by pid (decimal string): each once when first sampled (the debuggee's own,
    * then each child process of a run with `subprocesses`), and once more with `exited` when a child
-   * ends or can no longer be read. A thread's `pid` names its process. Absent when there is nothing
-   * to announce.
+   * ends or can no longer be read. A process that execs another program is announced with `exited`
+   * as the program it was, then again, without, with its new command line. A thread's `pid` names
+   * its process. Absent when there is nothing to announce.
    */
   processes?: Record<string, ProcessInfo>;
   /** Samples discarded since the previous event because the client read too slowly. */

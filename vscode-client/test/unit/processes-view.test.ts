@@ -71,3 +71,13 @@ test('the timeline counts a process\'s threads in each bucket', () => {
     assert.equal(tl.count(b, processKey(100)) + tl.count(b, processKey(200)) + tl.count(b, processKey(300)), tl.count(b));
   }
 });
+
+test('a process that execs is announced ended, then again with its new command line: it runs, as the new program', () => {
+  const model = new ProfileModel();
+  const batch = (processes: ProfilingDataBody['processes']): ProfilingDataBody => ({ newFrames: {}, samples: [], sampleCount: 0, duration: 0.1, processes });
+  model.addBatch(batch({ 300: { pid: 300, commandLine: 'python3 launcher.py' } }));
+  model.addBatch(batch({ 300: { pid: 300, commandLine: 'python3 launcher.py', exited: true } }));
+  assert.deepEqual(model.processes.get(300), { pid: 300, commandLine: 'python3 launcher.py', exited: true });
+  model.addBatch(batch({ 300: { pid: 300, commandLine: '/venv/bin/python app.py' } }));
+  assert.deepEqual(model.processes.get(300), { pid: 300, commandLine: '/venv/bin/python app.py' });
+});
