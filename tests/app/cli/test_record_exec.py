@@ -1,7 +1,7 @@
-"""A sampled program that execs another under its pid (tests/fixtures/exec_self.py): record follows
-it into the new program, whatever its interpreter, with no error and its samples on both sides of
-the exec; one that becomes a program that is not Python stops sampling with an error naming it,
-and the profile keeps what was sampled before."""
+"""A sampled program that execs another under its pid (tests/fixtures/exec_workers.py `before`):
+record follows it into the new program, whatever its interpreter, with no error and its samples on
+both sides of the exec; one that becomes a program that is not Python stops sampling with an error
+naming it, and the profile keeps what was sampled before."""
 from __future__ import annotations
 
 import re
@@ -12,15 +12,15 @@ import pytest
 
 from conftest import HERE, pythons, read_line, run
 
-PROGRAM = HERE.parents[1] / "fixtures" / "exec_self.py"
+PROGRAM = HERE.parents[1] / "fixtures" / "exec_workers.py"
 
 
 def spin_samples(text: str) -> dict[str, int]:
-    """Samples under exec_self.py's `before` and `after`."""
+    """Samples under the program's `before` and `after`."""
     counts = {"before": 0, "after": 0}
     for line in text.splitlines():
         stack, count = line.rsplit(" ", 1)
-        for name in re.findall(r"\b(before|after) \(exec_self\.py:", stack)[:1]:
+        for name in re.findall(r"\b(before|after) \(exec_workers\.py:", stack)[:1]:
             counts[name] += int(count)
     return counts
 
