@@ -10,7 +10,8 @@ import { test } from 'node:test';
 import { nodeRgb } from '../../src/webview/theme';
 import { harnessForFile, screenshotDir } from '../support/browser';
 import { byNames, feed, frames, modelByNames, pixel, post, tableCurrent, text } from '../support/page';
-import { clientRoot, pooledStream, readStream } from '../support/reference';
+import { clientRoot, readStream } from '../support/reference';
+import { pooledStream } from '../support/streams';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 const h = harnessForFile();

@@ -8,7 +8,8 @@ import { DEBUGGER_FUNCTION, GroupBy, locationLabel, ProfileModel, ViewOptions } 
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { DEFAULTS, loadPersisted } from '../../src/webview/persist';
 import { WAITING_UNAVAILABLE_TITLE } from '../../src/webview/toolbar';
-import { flattenModelStats, flattenModelTree, referenceAggregate, RefRange, sortedEntries, taskStream, toStacks } from '../support/reference';
+import { flattenModelStats, flattenModelTree, referenceAggregate, RefRange, sortedEntries, toStacks } from '../support/reference';
+import { taskStream } from '../support/streams';
 
 const GROUPINGS: GroupBy[] = ['line', 'function'];
 const VIEWS: ViewOptions[] = [];

@@ -7,7 +7,8 @@ import { test } from 'node:test';
 import { diffTrees } from '../../src/model/diff';
 import { GroupBy, ProfileModel } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { randomStream, readStream, referenceDiff } from '../support/reference';
+import { readStream, referenceDiff } from '../support/reference';
+import { randomStream } from '../support/streams';
 
 function modelOf(bodies: ProfilingDataBody[]): ProfileModel {
   const m = new ProfileModel();

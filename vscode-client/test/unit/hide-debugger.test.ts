@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEBUGGER_FUNCTION, GroupBy, ProfileModel } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { flattenModelStats, flattenModelTree, randomStream, readStream, referenceAggregate, sortedEntries } from '../support/reference';
+import { flattenModelStats, flattenModelTree, readStream, referenceAggregate, sortedEntries } from '../support/reference';
+import { randomStream } from '../support/streams';
 
 const GROUPINGS: GroupBy[] = ['line', 'function'];
 

@@ -14,7 +14,8 @@ import { LEVELS, THROTTLE_MS } from '../../src/extension/line-heat';
 import { ProfileModel } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
 import { heatLevel, heatText, sourceHeat, waitingText } from '../../src/model/source-heat';
-import { clientRoot, randomStream, readStream, referenceSourceHeat, RefNode, taskStream, toStacks } from '../support/reference';
+import { clientRoot, readStream, referenceSourceHeat, RefNode, toStacks } from '../support/reference';
+import { randomStream, taskStream } from '../support/streams';
 
 function modelOf(bodies: ProfilingDataBody[]): ProfileModel {
   const m = new ProfileModel();

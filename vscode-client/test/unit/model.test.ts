@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { GroupBy, KeyInfo, ProfileModel, UNKNOWN_THREAD } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { flattenModelStats, flattenModelTree, fromStacks, mulberry32, randomStream, readStream, referenceAggregate, repetitiveStream, sortedEntries, toStacks } from '../support/reference';
+import { flattenModelStats, flattenModelTree, fromStacks, readStream, referenceAggregate, sortedEntries, toStacks } from '../support/reference';
+import { mulberry32, randomStream, repetitiveStream } from '../support/streams';
 
 // The two consecutive events of docs/PROFILING.md.
 const DOC_EVENTS: ProfilingDataBody[] = [

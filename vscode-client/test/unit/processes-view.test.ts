@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ProfileModel, processKey, processLabel, threadLabel } from '../../src/model/profile';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { flattenModelTree, POOL_PID_OF as PID_OF, POOL_COMMANDS as COMMANDS, pooledStream as pooled, randomStream, referenceAggregate, sortedEntries } from '../support/reference';
+import { flattenModelTree, referenceAggregate, sortedEntries } from '../support/reference';
+import { POOL_PID_OF as PID_OF, POOL_COMMANDS as COMMANDS, pooledStream as pooled, randomStream } from '../support/streams';
 
 /** The stream with only the samples of one process's threads. */
 function only(bodies: ProfilingDataBody[], pid: number): ProfilingDataBody[] {

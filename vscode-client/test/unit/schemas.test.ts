@@ -11,7 +11,8 @@ import { startArgumentsFromSettings } from '../../src/extension/controller';
 import { EXPORT_FORMATS } from '../../src/extension/export';
 import { DEFAULT_FORMAT, PROFILE_FORMATS, ProfilingErrorId, START_DEFAULTS, START_RANGES } from '../../src/model/protocol';
 import type { ProfilingDataBody } from '../../src/model/protocol';
-import { clientRoot, randomStream, readStream, repoRoot, toStacks } from '../support/reference';
+import { clientRoot, readStream, repoRoot, toStacks } from '../support/reference';
+import { randomStream } from '../support/streams';
 
 const ajv = new Ajv2020({ allErrors: true, strict: true });
 const schemaDir = join(repoRoot, 'schemas');

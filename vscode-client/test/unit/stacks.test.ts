@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { StackTable } from '../../src/model/stacks';
-import { mulberry32 } from '../support/reference';
+import { mulberry32 } from '../support/streams';
 
 test('each distinct (thread, stack) gets one record, kept through the growth of the table', () => {
   const st = new StackTable();
