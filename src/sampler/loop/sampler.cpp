@@ -49,10 +49,6 @@ AttachOptions attach_options(const SamplerOptions& o) {
 // exec'd) may take to look like Python, unless the run says.
 constexpr auto kChildScanPeriod = std::chrono::milliseconds(150);
 constexpr auto kDefaultWindow = std::chrono::milliseconds(2000);
-
-std::chrono::milliseconds start_window(const SamplerOptions& o) {
-  return o.wait_for_interpreter.count() > 0 ? o.wait_for_interpreter : kDefaultWindow;
-}
 // Below this, waiting for a tick by sleeping costs more than the wait (see wait_for).
 constexpr auto kSpinBelow = std::chrono::microseconds(20);
 // A child whose reads keep failing (e.g. it exec'd a non-Python program) is dropped.
@@ -61,6 +57,10 @@ constexpr unsigned kChildFailureLimit = 20;
 // on two cores left the default-priority thread one turn in 34, and workers went unsampled for
 // seconds (32 workers: none of their samples in 4 s; 8 workers: 0.27 of the rate).
 constexpr int kChildrenNice = -10;
+
+std::chrono::milliseconds start_window(const SamplerOptions& o) {
+  return o.wait_for_interpreter.count() > 0 ? o.wait_for_interpreter : kDefaultWindow;
+}
 
 class LoopSampler final : public Sampler {
  public:
@@ -210,7 +210,8 @@ class LoopSampler final : public Sampler {
     if (on_snapshot_) on_snapshot_(std::move(s));
   }
 
-  // `exec`: the process's, to tell a read that failed because the process exec'd (Replaced).
+  // `exec`: the process's, to tell a read that failed because the process exec'd (Replaced); null
+  // for a child, which is looked at before each read (sample_children).
   // `count_errors` false: a failed read is the caller's to count (a child's, see Children).
   Outcome sample(PythonProcess& proc, const std::shared_ptr<const model::ProcessInfo>& info,
                  const process::ExecWatch* exec, bool count_errors = true) {
@@ -263,10 +264,10 @@ class LoopSampler final : public Sampler {
         to_drop.push_back(child.process->pid());
         continue;
       }
-      switch (sample(*child.process, child.info, &child.exec, false)) {
+      switch (sample(*child.process, child.info, nullptr, false)) {
         case Outcome::Exited:
         case Outcome::Denied:
-        case Outcome::Replaced:
+        case Outcome::Replaced:  // not without an exec watch; one that exec'd goes all the same
           to_drop.push_back(child.process->pid());
           break;
         case Outcome::Failed:
