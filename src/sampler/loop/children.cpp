@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "sampler/loop/process_info.hpp"
+#include "sampler/loop/watched_attach.hpp"
 #include "sampler/process/tasks.hpp"
 
 namespace dapprof::sampler::loop {
@@ -33,14 +34,14 @@ void Children::scan(Clock::time_point now) {
                     [&](const Child& c) { return c.process->pid() == pid; }))
       continue;
     const auto first_seen = candidates_.try_emplace(pid, now).first->second;
-    process::ExecWatch exec(pid);  // before anything is read that an exec would make stale
-    auto proc = PythonProcess::attach(pid, options_);
+    auto proc = attach_watched(pid, options_);
     if (proc) {
-      spdlog::debug("sampling child process {} (Python {})", pid, (*proc)->python_version());
-      if (!(*proc)->warning().empty())
-        spdlog::warn("child process {}: {}", pid, (*proc)->warning());
+      spdlog::debug("sampling child process {} (Python {})", pid, proc->process->python_version());
+      if (!proc->process->warning().empty())
+        spdlog::warn("child process {}: {}", pid, proc->process->warning());
       candidates_.erase(pid);
-      attached_.push_back({std::move(*proc), read_process_info(pid), 0, std::move(exec)});
+      attached_.push_back(
+          {std::move(proc->process), read_process_info(pid), 0, std::move(proc->exec)});
       continue;
     }
     const auto code = proc.code();

@@ -22,13 +22,12 @@ constexpr auto kAttemptPeriod = std::chrono::milliseconds(10);
 
 }  // namespace
 
-MainProcess::MainProcess(std::unique_ptr<PythonProcess> process, process::ExecWatch exec,
-                         AttachOptions options, std::chrono::milliseconds window)
-    : pid_(process->pid()),
+MainProcess::MainProcess(Watched attached, AttachOptions options, std::chrono::milliseconds window)
+    : pid_(attached.process->pid()),
       options_(options),
       window_(window),
-      process_(std::move(process)),
-      exec_(std::move(exec)),
+      process_(std::move(attached.process)),
+      exec_(std::move(attached.exec)),
       info_(read_process_info(pid_)) {
   // The sampling thread must not block in an attempt: the window is kept across attempts.
   options_.wait_for_interpreter = std::chrono::milliseconds(0);
@@ -53,14 +52,13 @@ void MainProcess::replaced(Clock::time_point now) {
 Status MainProcess::attach_again(Clock::time_point now) {
   if (state_ != State::Replaced || now < next_attempt_) return Ok{};
   next_attempt_ = now + kAttemptPeriod;
-  process::ExecWatch exec(pid_);  // before anything is read that another exec would make stale
-  auto attached = PythonProcess::attach(pid_, options_);
+  auto attached = attach_watched(pid_, options_);
   if (attached) {
-    spdlog::debug("process {} now runs Python {}", pid_, (*attached)->python_version());
-    if (!(*attached)->warning().empty())
-      spdlog::warn("process {}: {}", pid_, (*attached)->warning());
-    process_ = std::move(*attached);
-    exec_ = std::move(exec);
+    spdlog::debug("process {} now runs Python {}", pid_, attached->process->python_version());
+    if (!attached->process->warning().empty())
+      spdlog::warn("process {}: {}", pid_, attached->process->warning());
+    process_ = std::move(attached->process);
+    exec_ = std::move(attached->exec);
     info_ = read_process_info(pid_);
     state_ = State::Sampling;
     next_check_ = now + kCheckPeriod;

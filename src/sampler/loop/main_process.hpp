@@ -10,6 +10,7 @@
 
 #include "common/result.hpp"
 #include "model/process_info.hpp"
+#include "sampler/loop/watched_attach.hpp"
 #include "sampler/process/exec_watch.hpp"
 #include "sampler/sampler.hpp"
 
@@ -21,10 +22,9 @@ class MainProcess {
   // Sampling: its program is attached. Replaced: it exec'd, and the new program is waited for.
   enum class State { Sampling, Replaced };
 
-  // `exec`: begun before `process` was attached. `window`: how long a new program may take to
-  // become an initialised CPython before sampling stops.
-  MainProcess(std::unique_ptr<PythonProcess> process, process::ExecWatch exec,
-              AttachOptions options, std::chrono::milliseconds window);
+  // `window`: how long a new program may take to become an initialised CPython before sampling
+  // stops.
+  MainProcess(Watched attached, AttachOptions options, std::chrono::milliseconds window);
 
   pid_t pid() const { return pid_; }
   State state() const { return state_; }

@@ -318,12 +318,10 @@ Result<std::unique_ptr<Sampler>> Sampler::start(pid_t pid, const SamplerOptions&
   if (!(sampling.rate_hz > 0))
     return Error{fmt::format("sampling rate must be positive (got {})", sampling.rate_hz),
                  ErrorCode::InvalidArgument};
-  process::ExecWatch exec(pid);  // before anything is read that an exec would make stale
-  auto proc = PythonProcess::attach(pid, attach_options(options));
-  if (!proc) return proc.error();
+  auto attached = loop::attach_watched(pid, attach_options(options));
+  if (!attached) return attached.error();
   auto sampler = std::make_unique<LoopSampler>(
-      loop::MainProcess(std::move(*proc), std::move(exec), attach_options(options),
-                        start_window(options)),
+      loop::MainProcess(std::move(*attached), attach_options(options), start_window(options)),
       options, std::move(on_snapshot), std::move(on_stop));
   sampler->launch();
   return std::unique_ptr<Sampler>(std::move(sampler));
