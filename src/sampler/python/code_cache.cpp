@@ -3,7 +3,7 @@
 namespace dapprof::sampler::python {
 namespace {
 
-constexpr std::size_t kMaxEntries = 1 << 16;  // then start over rather than grow without bound
+constexpr std::size_t kMaxCachedCodes = 1 << 16;  // then start over rather than grow without bound
 // More code units than any compiler makes (2^28 is 512 MiB of bytecode): a size word this large,
 // or negative, was read from something that is not, or no longer, a code object.
 constexpr std::int64_t kMaxCodeUnits = std::int64_t{1} << 28;
@@ -59,7 +59,7 @@ Result<const CodeInfo*> CodeCache::get(Address code, std::span<const std::byte> 
   fresh.function = std::move(*function);
   fresh.file = std::move(*file);
   fresh.linetable = std::move(*table);
-  if (cache_.size() >= kMaxEntries) cache_.clear();
+  if (cache_.size() >= kMaxCachedCodes) cache_.clear();
   return &cache_.emplace(code, std::move(fresh)).first->second;
 }
 

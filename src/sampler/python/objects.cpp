@@ -9,7 +9,7 @@
 namespace dapprof::sampler::python {
 namespace {
 
-constexpr std::uint64_t kMaxEntries = 1 << 16;          // dicts we read are small
+constexpr std::uint64_t kMaxDictEntries = 1 << 16;      // dicts we read are small
 constexpr std::uint64_t kMaxBytes = 16 << 20;           // line tables
 constexpr std::uint64_t kTpflagsManagedDict = 1 << 4;   // 3.11+
 constexpr std::uint64_t kTpflagsInlineValues = 1 << 2;  // 3.13+
@@ -114,7 +114,7 @@ Result<std::vector<Objects::Item>> Objects::keys_items(Address keys, Address val
   std::vector<std::byte> header(l_.keys_indices);
   if (auto s = mem_.read(keys, header.data(), header.size()); !s) return as_torn(s.error());
   const auto nentries = load<std::int64_t>(header, l_.keys_nentries);
-  if (nentries < 0 || static_cast<std::uint64_t>(nentries) > kMaxEntries) {
+  if (nentries < 0 || static_cast<std::uint64_t>(nentries) > kMaxDictEntries) {
     return torn("absurd dict size");
   }
   std::uint64_t index_bytes;
